@@ -1,0 +1,321 @@
+/**
+ * The task graph: data handles, codelets and tasks, with dependencies inferred from
+ * submission order (sequential consistency, as StarPU's implicit dependencies, seed 001
+ * section IV): a task depends on the last writer of every handle it accesses (read after
+ * write, write after write) and, when it writes, on every reader since that writer (write
+ * after read). Explicit dependencies may be added on top. All tables are flat typed arrays
+ * indexed by integer ids, so a graph of a million tasks costs a few tens of megabytes.
+ */
+import { FloatList, IntList } from './growable.ts';
+import { AccessMode, LocusError, type WorkerKind } from './types.ts';
+
+/** A named kernel with implementations for some worker kinds (StarPU's codelet). */
+export interface Codelet {
+  /** Name, also the key of per-codelet rates in platform files ("gemm", "potrf"). */
+  readonly name: string;
+  /** Worker kinds that have an implementation. */
+  readonly kinds: readonly WorkerKind[];
+}
+
+/** Options of a registered handle. */
+export interface HandleOptions {
+  /** Name for reports and traces ("A[2,3]"). */
+  name?: string;
+  /**
+   * A scratch output (seed 000 section 2: "we do not consider the data output of tasks"):
+   * its content is discarded after each writing task instead of being written back home.
+   */
+  discard?: boolean;
+}
+
+/** Options of a submitted task. */
+export interface TaskOptions {
+  /** Scheduling priority; larger runs earlier under priority-aware policies. */
+  priority?: number;
+  /** Work in floating-point operations, used to derive durations from flop rates. */
+  flops?: number;
+  /** Name for traces ("POTRF(0,0)"). */
+  name?: string;
+}
+
+/** One access of a task: a handle and a mode. */
+export type Access = readonly [handle: number, mode: AccessMode];
+
+/** The task graph under construction and, later, under execution. */
+export class TaskGraph {
+  /** Registered codelets, indexed by codelet id. */
+  readonly codelets: Codelet[] = [];
+  /** Size in bytes of each handle. */
+  readonly handleSize = new FloatList();
+  /** 1 for scratch outputs discarded after each write (see HandleOptions.discard). */
+  readonly handleDiscard = new IntList();
+  /** Optional handle names (sparse). */
+  readonly handleNames: (string | undefined)[] = [];
+
+  /** Codelet id of each task. */
+  readonly taskCodelet = new IntList();
+  /** Priority of each task. */
+  readonly taskPriority = new FloatList();
+  /** Flop count of each task. */
+  readonly taskFlops = new FloatList();
+  /** Optional task names (sparse). */
+  readonly taskNames: (string | undefined)[] = [];
+  /** First access index of each task; its accesses are accessStart[t] .. accessStart[t+1]-1. */
+  readonly accessStart = new IntList();
+  /** Handle of each access. */
+  readonly accessHandle = new IntList();
+  /** Mode of each access. */
+  readonly accessMode = new IntList();
+
+  /** Number of predecessors of each task. */
+  readonly predCount = new IntList();
+  /** Head of each task's successor list (edge index, -1 for none). */
+  readonly succHead = new IntList();
+  /** Target task of each edge. */
+  readonly edgeTarget = new IntList();
+  /** Next edge in the same successor list (-1 ends it). */
+  readonly edgeNext = new IntList();
+
+  // Dependency inference state, per handle.
+  private readonly lastWriter = new IntList();
+  private readonly readersHead = new IntList();
+  private readonly readerTask = new IntList();
+  private readonly readerNext = new IntList();
+  // Per task: the last task that added an edge to it, to skip duplicate edges.
+  private readonly lastLinker = new IntList();
+  private hasExplicitEdges = false;
+
+  constructor() {
+    this.accessStart.push(0);
+  }
+
+  /** Number of handles. */
+  get handleCount(): number {
+    return this.handleSize.length;
+  }
+
+  /** Number of tasks. */
+  get taskCount(): number {
+    return this.taskCodelet.length;
+  }
+
+  /** Registers a codelet and returns its id. */
+  addCodelet(codelet: Codelet): number {
+    if (codelet.kinds.length === 0) throw new LocusError(`codelet '${codelet.name}' has no implementation`);
+    this.codelets.push(codelet);
+    return this.codelets.length - 1;
+  }
+
+  /** Registers a data handle of `bytes` bytes and returns its id. */
+  addHandle(bytes: number, options: HandleOptions = {}): number {
+    if (!(bytes > 0) || !Number.isFinite(bytes)) {
+      throw new LocusError(`handle ${options.name ?? this.handleCount} has size ${bytes}: sizes must be positive`);
+    }
+    const id = this.handleSize.push(bytes);
+    this.handleDiscard.push(options.discard ? 1 : 0);
+    if (options.name !== undefined) this.handleNames[id] = options.name;
+    this.lastWriter.push(-1);
+    this.readersHead.push(-1);
+    return id;
+  }
+
+  /**
+   * Submits a task and infers its dependencies from the accesses of earlier tasks.
+   * Returns the task id (tasks are numbered in submission order).
+   */
+  submit(codelet: number, accesses: readonly Access[], options: TaskOptions = {}): number {
+    if (codelet < 0 || codelet >= this.codelets.length) throw new LocusError(`unknown codelet id ${codelet}`);
+    const task = this.taskCodelet.push(codelet);
+    this.taskPriority.push(options.priority ?? 0);
+    this.taskFlops.push(options.flops ?? 0);
+    if (options.name !== undefined) this.taskNames[task] = options.name;
+    this.predCount.push(0);
+    this.succHead.push(-1);
+    this.lastLinker.push(-1);
+    for (const [handle, mode] of accesses) this.addAccess(task, handle, mode);
+    this.accessStart.push(this.accessHandle.length);
+    return task;
+  }
+
+  private addAccess(task: number, handle: number, mode: number): void {
+    if (handle < 0 || handle >= this.handleCount) {
+      throw new LocusError(`task ${this.taskLabel(task)} accesses unknown handle ${handle}`);
+    }
+    if (mode !== AccessMode.R && mode !== AccessMode.W && mode !== AccessMode.RW) {
+      throw new LocusError(`task ${this.taskLabel(task)} has access mode ${mode}: use R, W or RW`);
+    }
+    for (let a = this.accessStart.data[task]!; a < this.accessHandle.length; a++) {
+      if (this.accessHandle.data[a] === handle) {
+        throw new LocusError(`task ${this.taskLabel(task)} accesses handle ${this.handleLabel(handle)} twice: merge the accesses into one mode`);
+      }
+    }
+    this.accessHandle.push(handle);
+    this.accessMode.push(mode);
+    const writer = this.lastWriter.data[handle]!;
+    if (writer >= 0) this.link(writer, task);
+    if (mode & AccessMode.W) {
+      for (let r = this.readersHead.data[handle]!; r >= 0; r = this.readerNext.data[r]!) {
+        this.link(this.readerTask.data[r]!, task);
+      }
+      this.readersHead.data[handle] = -1;
+      this.lastWriter.data[handle] = task;
+    } else {
+      const r = this.readerTask.push(task);
+      this.readerNext.push(this.readersHead.data[handle]!);
+      this.readersHead.data[handle] = r;
+    }
+  }
+
+  private link(from: number, to: number): void {
+    if (from === to || this.lastLinker.data[to] === from) return;
+    // lastLinker only catches consecutive duplicates; check the list for the rest.
+    for (let e = this.succHead.data[from]!; e >= 0; e = this.edgeNext.data[e]!) {
+      if (this.edgeTarget.data[e] === to) return;
+      break; // edges to `to` are always pushed last while `to` is being submitted
+    }
+    this.lastLinker.data[to] = from;
+    const e = this.edgeTarget.push(to);
+    this.edgeNext.push(this.succHead.data[from]!);
+    this.succHead.data[from] = e;
+    this.predCount.data[to]!++;
+  }
+
+  /**
+   * Adds an explicit dependency: `after` starts only once `before` has finished. May point
+   * forward in submission order; cycles are reported by checkAcyclic().
+   */
+  addDependency(before: number, after: number): void {
+    if (before < 0 || before >= this.taskCount || after < 0 || after >= this.taskCount) {
+      throw new LocusError(`dependency ${before} -> ${after} names a task that does not exist`);
+    }
+    if (before === after) throw new LocusError(`task ${this.taskLabel(before)} cannot depend on itself`);
+    for (let e = this.succHead.data[before]!; e >= 0; e = this.edgeNext.data[e]!) {
+      if (this.edgeTarget.data[e] === after) return;
+    }
+    const e = this.edgeTarget.push(after);
+    this.edgeNext.push(this.succHead.data[before]!);
+    this.succHead.data[before] = e;
+    this.predCount.data[after]!++;
+    if (after < before) this.hasExplicitEdges = true; // a backward edge may close a cycle
+  }
+
+  /** Successors of a task (allocates; for tests and tools, not the hot path). */
+  successors(task: number): number[] {
+    const out: number[] = [];
+    for (let e = this.succHead.data[task]!; e >= 0; e = this.edgeNext.data[e]!) out.push(this.edgeTarget.data[e]!);
+    return out.sort((a, b) => a - b);
+  }
+
+  /** Predecessors of every task (allocates; for tests and tools). */
+  predecessors(task: number): number[] {
+    const out: number[] = [];
+    for (let t = 0; t < this.taskCount; t++) {
+      for (let e = this.succHead.data[t]!; e >= 0; e = this.edgeNext.data[e]!) {
+        if (this.edgeTarget.data[e] === task) out.push(t);
+      }
+    }
+    return out.sort((a, b) => a - b);
+  }
+
+  /** The accesses of a task as [handle, mode] pairs (allocates). */
+  accesses(task: number): Access[] {
+    const out: Access[] = [];
+    for (let a = this.accessStart.data[task]!; a < this.accessStart.data[task + 1]!; a++) {
+      out.push([this.accessHandle.data[a]!, this.accessMode.data[a] as AccessMode]);
+    }
+    return out;
+  }
+
+  /**
+   * A topological order of all tasks (Kahn's algorithm). Throws a LocusError naming a cycle
+   * when explicit dependencies made one.
+   */
+  topologicalOrder(): Int32Array {
+    const n = this.taskCount;
+    const order = new Int32Array(n);
+    if (!this.hasExplicitEdges) {
+      for (let t = 0; t < n; t++) order[t] = t; // every edge points forward in submission order
+      return order;
+    }
+    const left = this.predCount.data.slice(0, n);
+    let head = 0;
+    let tail = 0;
+    for (let t = 0; t < n; t++) if (left[t] === 0) order[tail++] = t;
+    while (head < tail) {
+      const t = order[head++]!;
+      for (let e = this.succHead.data[t]!; e >= 0; e = this.edgeNext.data[e]!) {
+        const s = this.edgeTarget.data[e]!;
+        if (--left[s]! === 0) order[tail++] = s;
+      }
+    }
+    if (tail < n) throw new LocusError(`cycle in explicit dependencies: ${this.describeCycle(left)}`);
+    return order;
+  }
+
+  /** Throws a LocusError if the dependencies contain a cycle. */
+  checkAcyclic(): void {
+    this.topologicalOrder();
+  }
+
+  private describeCycle(left: Int32Array): string {
+    // Every task with left > 0 lies on or behind a cycle; walk successors inside that set.
+    let start = 0;
+    while (left[start] === 0) start++;
+    const seen = new Map<number, number>();
+    const path: number[] = [];
+    let t = start;
+    while (!seen.has(t)) {
+      seen.set(t, path.length);
+      path.push(t);
+      let next = -1;
+      for (let e = this.succHead.data[t]!; e >= 0; e = this.edgeNext.data[e]!) {
+        const s = this.edgeTarget.data[e]!;
+        if (left[s]! > 0) {
+          next = s;
+          break;
+        }
+      }
+      t = next;
+    }
+    const cycle = path.slice(seen.get(t)!);
+    cycle.push(t);
+    return `${cycle.map((x) => this.taskLabel(x)).join(' -> ')}; remove one of these dependencies`;
+  }
+
+  /**
+   * Bottom levels: for each task, the longest path (sum of `cost(task)`) from it to an exit
+   * task, itself included. With cost = duration this is the classic bottom-level priority
+   * (Casanova, Legrand, Robert, cited by seed 000 section 4.3).
+   */
+  bottomLevels(cost: (task: number) => number): Float64Array {
+    const order = this.topologicalOrder();
+    const bl = new Float64Array(this.taskCount);
+    for (let i = order.length - 1; i >= 0; i--) {
+      const t = order[i]!;
+      let best = 0;
+      for (let e = this.succHead.data[t]!; e >= 0; e = this.edgeNext.data[e]!) {
+        const v = bl[this.edgeTarget.data[e]!]!;
+        if (v > best) best = v;
+      }
+      bl[t] = best + cost(t);
+    }
+    return bl;
+  }
+
+  /** Sets every task's priority to its bottom level in flops (priorities on demand). */
+  setBottomLevelPriorities(cost: (task: number) => number = (t) => this.taskFlops.data[t]!): void {
+    const bl = this.bottomLevels(cost);
+    this.taskPriority.data.set(bl.subarray(0, this.taskCount));
+  }
+
+  /** A readable label for a task: its name or "#id". */
+  taskLabel(task: number): string {
+    const name = this.taskNames[task];
+    return name === undefined ? `#${task}` : `${name} (#${task})`;
+  }
+
+  /** A readable label for a handle: its name or "#id". */
+  handleLabel(handle: number): string {
+    return this.handleNames[handle] ?? `#${handle}`;
+  }
+}

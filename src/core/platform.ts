@@ -1,0 +1,87 @@
+/**
+ * The engine's view of a machine: memory nodes, workers and the links between nodes.
+ * src/platform builds one from a validated JSON file or a preset; the engine and the
+ * drivers only read it. Units are SI: bytes, seconds, bytes per second, flop per second.
+ */
+import type { WorkerKind } from './types.ts';
+
+/** A memory node: host RAM or one GPU's memory. */
+export interface MemoryNode {
+  /** Name used in reports ("ram", "gpu0"). */
+  readonly name: string;
+  /** 'host' for main memory, 'gpu' for a device memory. */
+  readonly kind: 'host' | 'gpu';
+  /** Capacity in bytes (Infinity for unlimited). */
+  readonly capacity: number;
+}
+
+/** A processing unit attached to one memory node. */
+export interface Worker {
+  /** Name used in reports ("cpu0", "gpu1"). */
+  readonly name: string;
+  /** The kind of implementation this worker runs. */
+  readonly kind: WorkerKind;
+  /** Index of the memory node whose replicas its tasks read and write. */
+  readonly node: number;
+  /** Default compute rate in flop/s, used for codelets without their own rate. */
+  readonly flops: number;
+  /** Per-codelet compute rates in flop/s (keyed by codelet name); overrides `flops`. */
+  readonly codeletFlops: Readonly<Record<string, number>>;
+}
+
+/** A link between memory nodes; its bandwidth is shared by the transfers that cross it. */
+export interface Link {
+  /** Name used in reports ("ram->gpu0", "host-bus"). */
+  readonly name: string;
+  /** Bandwidth in bytes per second. */
+  readonly bandwidth: number;
+  /** Latency in seconds paid once by every transfer that crosses the link. */
+  readonly latency: number;
+}
+
+/** A compiled platform: what the engine and the drivers need to know about a machine. */
+export interface Platform {
+  /** Preset or file name. */
+  readonly name: string;
+  /** Memory nodes; index 0 is conventionally host RAM. */
+  readonly nodes: readonly MemoryNode[];
+  /** The node that holds every handle's home copy (host RAM). */
+  readonly homeNode: number;
+  /** Workers, each bound to one node. */
+  readonly workers: readonly Worker[];
+  /** Links; routes refer to them by index. */
+  readonly links: readonly Link[];
+  /**
+   * routes[src * nodes.length + dst]: the links a direct copy from src to dst crosses, in
+   * order, or null when there is no direct copy (GPU to GPU without peer-to-peer: the engine
+   * then stages the data through the home node, as StarPU's chained requests do).
+   */
+  readonly routes: readonly (readonly number[] | null)[];
+}
+
+/** The links of the direct route from src to dst, or null if none. */
+export function routeOf(p: Platform, src: number, dst: number): readonly number[] | null {
+  return p.routes[src * p.nodes.length + dst] ?? null;
+}
+
+/**
+ * Time to copy `bytes` from src to dst over the direct route when it is alone on its links:
+ * the latencies of every hop plus the bytes over the slowest link. Infinity without a route.
+ */
+export function soloTransferTime(p: Platform, src: number, dst: number, bytes: number): number {
+  const route = routeOf(p, src, dst);
+  if (!route) return Number.POSITIVE_INFINITY;
+  let latency = 0;
+  let bandwidth = Number.POSITIVE_INFINITY;
+  for (const l of route) {
+    const link = p.links[l]!;
+    latency += link.latency;
+    if (link.bandwidth < bandwidth) bandwidth = link.bandwidth;
+  }
+  return latency + bytes / bandwidth;
+}
+
+/** The compute rate (flop/s) of a worker for a codelet name. */
+export function workerRate(w: Worker, codelet: string): number {
+  return w.codeletFlops[codelet] ?? w.flops;
+}

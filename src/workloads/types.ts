@@ -1,0 +1,55 @@
+/**
+ * The contract every workload generator follows, so the CLI, sweeps and benchmarks can
+ * build any task graph from the same size parameters.
+ */
+import type { TaskGraph } from '../core/graph.ts';
+
+/** Size parameters shared by the generators; each reads those that apply to it. */
+export interface WorkloadParams {
+  /** Tiles (or blocks) per dimension: N x N tasks for matmul2d, an N x N tile matrix otherwise. */
+  tiles?: number;
+  /** Edge of a square tile, in elements. */
+  tileSize?: number;
+  /** Inner dimension of matmul2d's block products. */
+  inner?: number;
+  /** Element precision: 'single' (4 bytes) or 'double' (8 bytes). */
+  precision?: 'single' | 'double';
+  /** Iterations of iterated workloads (stencil). */
+  iterations?: number;
+  /** Seed of randomly generated workloads. */
+  seed?: number;
+  /** Number of tasks of the random workload. */
+  tasks?: number;
+  /** Number of data of the random workload. */
+  data?: number;
+  /** Inputs per task of the random workload. */
+  degree?: number;
+  /** Keep matmul2d's C blocks (write them back) instead of discarding them as seed 000 does. */
+  keepOutputs?: boolean;
+}
+
+/** A generated task graph and what a report needs to know about it. */
+export interface Workload {
+  /** Generator name ("cholesky"). */
+  readonly name: string;
+  /** The graph, all tasks submitted. */
+  readonly graph: TaskGraph;
+  /** One line describing the instance ("cholesky 20x20 tiles of 1920, single: 1540 tasks, 2.1 GiB"). */
+  readonly summary: string;
+  /** Bytes of all handles that tasks read (the working set a memory must hold). */
+  readonly workingSetBytes: number;
+  /** Total flops of all tasks. */
+  readonly totalFlops: number;
+  /** The parameters used, defaults filled in. */
+  readonly params: Required<Pick<WorkloadParams, 'tiles' | 'tileSize' | 'precision'>> & WorkloadParams;
+}
+
+/** A named, size-parametrized task-graph generator. */
+export interface WorkloadGenerator {
+  /** Name used on the command line. */
+  readonly name: string;
+  /** One-line description with its seed reference. */
+  readonly description: string;
+  /** Builds an instance; throws LocusError on parameters out of range. */
+  generate(params: WorkloadParams): Workload;
+}
