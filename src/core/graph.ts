@@ -109,7 +109,9 @@ export class TaskGraph {
   /** Registers a data handle of `bytes` bytes and returns its id. */
   addHandle(bytes: number, options: HandleOptions = {}): number {
     if (!(bytes > 0) || !Number.isFinite(bytes)) {
-      throw new LocusError(`handle ${options.name ?? this.handleCount} has size ${bytes}: sizes must be positive`);
+      throw new LocusError(
+        `handle ${options.name ?? this.handleCount} has size ${bytes}: sizes must be positive`,
+      );
     }
     const id = this.handleSize.push(bytes);
     this.handleDiscard.push(options.discard ? 1 : 0);
@@ -125,6 +127,7 @@ export class TaskGraph {
    */
   submit(codelet: number, accesses: readonly Access[], options: TaskOptions = {}): number {
     if (codelet < 0 || codelet >= this.codelets.length) throw new LocusError(`unknown codelet id ${codelet}`);
+    this.checkAccesses(accesses, options.name ?? `#${this.taskCount}`);
     const task = this.taskCodelet.push(codelet);
     this.taskPriority.push(options.priority ?? 0);
     this.taskFlops.push(options.flops ?? 0);
@@ -137,18 +140,27 @@ export class TaskGraph {
     return task;
   }
 
-  private addAccess(task: number, handle: number, mode: number): void {
-    if (handle < 0 || handle >= this.handleCount) {
-      throw new LocusError(`task ${this.taskLabel(task)} accesses unknown handle ${handle}`);
-    }
-    if (mode !== AccessMode.R && mode !== AccessMode.W && mode !== AccessMode.RW) {
-      throw new LocusError(`task ${this.taskLabel(task)} has access mode ${mode}: use R, W or RW`);
-    }
-    for (let a = this.accessStart.data[task]!; a < this.accessHandle.length; a++) {
-      if (this.accessHandle.data[a] === handle) {
-        throw new LocusError(`task ${this.taskLabel(task)} accesses handle ${this.handleLabel(handle)} twice: merge the accesses into one mode`);
+  /** Validates a task's accesses before anything is recorded, so a rejected submit leaves no trace. */
+  private checkAccesses(accesses: readonly Access[], label: string): void {
+    for (let i = 0; i < accesses.length; i++) {
+      const [handle, mode] = accesses[i]!;
+      if (!Number.isInteger(handle) || handle < 0 || handle >= this.handleCount) {
+        throw new LocusError(`task ${label} accesses unknown handle ${handle}`);
+      }
+      if (mode !== AccessMode.R && mode !== AccessMode.W && mode !== AccessMode.RW) {
+        throw new LocusError(`task ${label} has access mode ${mode}: use R, W or RW`);
+      }
+      for (let j = 0; j < i; j++) {
+        if (accesses[j]![0] === handle) {
+          throw new LocusError(
+            `task ${label} accesses handle ${this.handleLabel(handle)} twice: merge the accesses into one mode`,
+          );
+        }
       }
     }
+  }
+
+  private addAccess(task: number, handle: number, mode: number): void {
     this.accessHandle.push(handle);
     this.accessMode.push(mode);
     const writer = this.lastWriter.data[handle]!;
@@ -168,11 +180,10 @@ export class TaskGraph {
 
   private link(from: number, to: number): void {
     if (from === to || this.lastLinker.data[to] === from) return;
-    // lastLinker only catches consecutive duplicates; check the list for the rest.
-    for (let e = this.succHead.data[from]!; e >= 0; e = this.edgeNext.data[e]!) {
-      if (this.edgeTarget.data[e] === to) return;
-      break; // edges to `to` are always pushed last while `to` is being submitted
-    }
+    // lastLinker catches consecutive duplicates; an earlier edge from `from` to the task
+    // being submitted is always the head of from's list, so checking the head is enough.
+    const head = this.succHead.data[from]!;
+    if (head >= 0 && this.edgeTarget.data[head] === to) return;
     this.lastLinker.data[to] = from;
     const e = this.edgeTarget.push(to);
     this.edgeNext.push(this.succHead.data[from]!);
@@ -202,7 +213,8 @@ export class TaskGraph {
   /** Successors of a task (allocates; for tests and tools, not the hot path). */
   successors(task: number): number[] {
     const out: number[] = [];
-    for (let e = this.succHead.data[task]!; e >= 0; e = this.edgeNext.data[e]!) out.push(this.edgeTarget.data[e]!);
+    for (let e = this.succHead.data[task]!; e >= 0; e = this.edgeNext.data[e]!)
+      out.push(this.edgeTarget.data[e]!);
     return out.sort((a, b) => a - b);
   }
 
@@ -258,7 +270,17 @@ export class TaskGraph {
   }
 
   private describeCycle(left: Int32Array): string {
-    // Every task with left > 0 lies on or behind a cycle; walk successors inside that set.
+    // Every task left with unmet predecessors has one among the blocked tasks; walking
+    // predecessors backwards inside that set must close a cycle.
+    const n = this.taskCount;
+    const blockedPred = new Int32Array(n).fill(-1);
+    for (let t = 0; t < n; t++) {
+      if (left[t] === 0) continue;
+      for (let e = this.succHead.data[t]!; e >= 0; e = this.edgeNext.data[e]!) {
+        const s = this.edgeTarget.data[e]!;
+        if (left[s]! > 0 && blockedPred[s] === -1) blockedPred[s] = t;
+      }
+    }
     let start = 0;
     while (left[start] === 0) start++;
     const seen = new Map<number, number>();
@@ -267,18 +289,10 @@ export class TaskGraph {
     while (!seen.has(t)) {
       seen.set(t, path.length);
       path.push(t);
-      let next = -1;
-      for (let e = this.succHead.data[t]!; e >= 0; e = this.edgeNext.data[e]!) {
-        const s = this.edgeTarget.data[e]!;
-        if (left[s]! > 0) {
-          next = s;
-          break;
-        }
-      }
-      t = next;
+      t = blockedPred[t]!;
     }
-    const cycle = path.slice(seen.get(t)!);
-    cycle.push(t);
+    const cycle = path.slice(seen.get(t)!).reverse();
+    cycle.push(cycle[0]!);
     return `${cycle.map((x) => this.taskLabel(x)).join(' -> ')}; remove one of these dependencies`;
   }
 

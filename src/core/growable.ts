@@ -60,3 +60,50 @@ export class FloatList {
     return this.length++;
   }
 }
+
+/** A FIFO of integers over a growable ring buffer (no allocation in steady state). */
+export class IntQueue {
+  private buf = new Int32Array(16);
+  private head = 0;
+  /** Number of queued values. */
+  length = 0;
+
+  /** Appends a value at the tail. */
+  push(value: number): void {
+    if (this.length === this.buf.length) {
+      const next = new Int32Array(this.buf.length * 2);
+      for (let i = 0; i < this.length; i++) next[i] = this.buf[(this.head + i) & (this.buf.length - 1)]!;
+      this.buf = next;
+      this.head = 0;
+    }
+    this.buf[(this.head + this.length) & (this.buf.length - 1)] = value;
+    this.length++;
+  }
+
+  /** The value at the head (undefined behaviour when empty). */
+  peek(): number {
+    return this.buf[this.head]!;
+  }
+
+  /** The i-th value from the head. */
+  at(i: number): number {
+    return this.buf[(this.head + i) & (this.buf.length - 1)]!;
+  }
+
+  /** Removes and returns the head value. */
+  shift(): number {
+    const v = this.buf[this.head]!;
+    this.head = (this.head + 1) & (this.buf.length - 1);
+    this.length--;
+    return v;
+  }
+
+  /** Removes the i-th value from the head, keeping the others' order. */
+  removeAt(i: number): void {
+    const mask = this.buf.length - 1;
+    for (let k = i; k < this.length - 1; k++) {
+      this.buf[(this.head + k) & mask] = this.buf[(this.head + k + 1) & mask]!;
+    }
+    this.length--;
+  }
+}

@@ -1,0 +1,901 @@
+/**
+ * The sans-IO engine (DESIGN.md): a state machine that takes events (start, task finished,
+ * transfer finished) with the driver's current time and answers with commands (run task T on
+ * worker W, copy handle H from node A to node B, free H on node B, finished) that the driver
+ * executes. It owns the task lifecycle, dependency release, MSI coherence of every replica,
+ * one memory manager per node (capacity never exceeded, replicas in use pinned, eviction
+ * through a policy, write-back of the only valid copy before it is dropped and of all
+ * modified data at the end), transfer routing with staging through host memory when GPUs
+ * cannot copy peer-to-peer (seed 001's chained requests), and prefetch requests.
+ *
+ * Worker pipeline: each worker holds up to `depth` popped tasks (StarPU's CUDA pipeline).
+ * Their input requests go through a FIFO per memory node, so the earliest task always gets
+ * memory first: every replica pinned on a node belongs to an earlier, fully served task or
+ * to a running one, which guarantees progress whenever each task fits in its node.
+ */
+import type { TaskGraph } from './graph.ts';
+import { IntList, IntQueue } from './growable.ts';
+import type { DurationModel } from './model.ts';
+import type { Platform } from './platform.ts';
+import { routeOf } from './platform.ts';
+import type { EvictionContext, EvictionPolicy, SchedContext, Scheduler } from './policy.ts';
+import { Rng } from './rng.ts';
+import { AccessMode, LocusError } from './types.ts';
+
+/** Replica states (MSI plus the transient states of a replica being filled). */
+export const Replica = {
+  /** No valid content (and, off the home node, no memory unless still pinned). */
+  INVALID: 0,
+  /** Valid, possibly one of several copies. */
+  SHARED: 1,
+  /** Valid and the only up-to-date copy: must be written back before it is dropped. */
+  MODIFIED: 2,
+  /** Allocated, a transfer into it in flight (or waiting for the home copy to arrive). */
+  LOADING: 3,
+  /** Allocated for a write-only access: no content needed. */
+  ALLOCATED: 4,
+} as const;
+
+/** Why a transfer was issued. */
+export const TransferKind = {
+  /** Input of a task in a worker's pipeline. */
+  FETCH: 0,
+  /** Requested ahead of use by the scheduler. */
+  PREFETCH: 1,
+  /** First hop of a GPU-to-GPU copy staged through host memory. */
+  STAGE: 2,
+  /** Write-back of the only valid copy before it is evicted. */
+  WRITEBACK: 3,
+  /** Write-back of modified data at the end of the run. */
+  FLUSH: 4,
+} as const;
+
+/** Names of the transfer kinds, indexed by kind. */
+export const TRANSFER_KIND_NAMES = ['fetch', 'prefetch', 'stage', 'writeback', 'flush'] as const;
+
+/** Command opcodes the engine emits. */
+export const Cmd = {
+  /** Run task `a` on worker `b`. */
+  RUN: 1,
+  /** Start transfer `a` (see the engine's transfer tables). */
+  TRANSFER: 2,
+  /** The replica of handle `a` on node `b` was freed (the real driver releases its buffer). */
+  FREE: 3,
+  /** Every task finished and every modified replica is home: the run is over. */
+  FINISHED: 4,
+} as const;
+
+/** Why a replica was freed. */
+export type FreeReason = 'evict' | 'invalidate' | 'discard';
+
+/** Observes the engine (DESIGN.md: tracing is an observer). All methods are optional. */
+export interface EngineObserver {
+  /** `task` starts on `worker`. */
+  taskStarted?(task: number, worker: number, now: number): void;
+  /** `task` finished on `worker`. */
+  taskFinished?(task: number, worker: number, now: number): void;
+  /** Transfer `id` starts (read its details from the engine's transfer tables). */
+  transferStarted?(id: number, now: number): void;
+  /** Transfer `id` finished. */
+  transferFinished?(id: number, now: number): void;
+  /** A replica of `handle` was allocated on `node`. */
+  replicaAllocated?(handle: number, node: number, now: number): void;
+  /** The replica of `handle` on `node` was freed. */
+  replicaFreed?(handle: number, node: number, reason: FreeReason, now: number): void;
+  /** The run finished (all tasks done, all data home). */
+  runFinished?(now: number): void;
+}
+
+/** Engine construction options. */
+export interface EngineOptions {
+  /** The task graph; every task in it at start() is run. */
+  graph: TaskGraph;
+  /** The machine. */
+  platform: Platform;
+  /** The scheduling policy. */
+  scheduler: Scheduler;
+  /** The eviction policy (a scheduler's own policy, if it provides one, takes precedence). */
+  eviction: EvictionPolicy;
+  /** Duration estimates for schedulers. */
+  model: DurationModel;
+  /** Seed of the run's random source. */
+  seed?: number;
+  /** Tasks a GPU worker holds at once, running one included (default 2). */
+  gpuPipeline?: number;
+  /** Tasks a CPU worker holds at once (default 1). */
+  cpuPipeline?: number;
+}
+
+const TASK_PENDING = 0;
+const TASK_READY = 1;
+const TASK_QUEUED = 2;
+const TASK_RUNNING = 3;
+const TASK_DONE = 4;
+
+const F_WRITEBACK = 1; // a write-back from this replica is in flight
+const F_EVICTING = 2; // free it when that write-back completes
+
+/** The engine: events in, commands out. */
+export class Engine implements SchedContext, EvictionContext {
+  readonly graph: TaskGraph;
+  readonly platform: Platform;
+  /** The scheduling policy in use. */
+  readonly scheduler: Scheduler;
+  /** The eviction policy in use. */
+  readonly eviction: EvictionPolicy;
+  /** Registered observers. */
+  readonly observers: EngineObserver[] = [];
+
+  // Commands produced by the last event, drained by the driver.
+  /** Opcode of each pending command (see Cmd). */
+  readonly cmdOp = new IntList(64);
+  /** First argument of each pending command. */
+  readonly cmdA = new IntList(64);
+  /** Second argument of each pending command. */
+  readonly cmdB = new IntList(64);
+  /** Id of the event that caused each pending command. */
+  readonly cmdCause = new IntList(64);
+
+  // Transfers, indexed by transfer id.
+  /** Handle of each transfer. */
+  readonly trHandle = new IntList(256);
+  /** Source node of each transfer. */
+  readonly trSrc = new IntList(256);
+  /** Destination node of each transfer. */
+  readonly trDst = new IntList(256);
+  /** Kind of each transfer (TransferKind). */
+  readonly trKind = new IntList(256);
+  private readonly trVersion = new IntList(256);
+
+  private readonly model: DurationModel;
+  private readonly rng: Rng;
+  private readonly nNodes: number;
+  private readonly home: number;
+  private nowS = 0;
+  private eventId = 0;
+
+  // Tasks.
+  private taskState!: Uint8Array;
+  private predLeft!: Int32Array;
+  private taskWorker!: Int32Array;
+  private waitCount!: Int32Array;
+  private footprint!: Float64Array;
+  private tasksDone = 0;
+  private taskTotal = 0;
+
+  // Workers.
+  private readonly depth: Int32Array;
+  private readonly pipe: Int32Array;
+  private readonly pipeHead: Int32Array;
+  private readonly pipeLen: Int32Array;
+  private readonly maxDepth: number;
+  private readonly running: Int32Array;
+  private readonly workerNode: Int32Array;
+  private readonly kindMask: Uint8Array;
+  private codeletKinds!: Uint8Array;
+
+  // Replicas: slot = handle * nNodes + node.
+  private rstate!: Uint8Array;
+  private rflags!: Uint8Array;
+  private ralloc!: Uint8Array;
+  private rrefs!: Int32Array;
+  private version!: Int32Array;
+  // Waiters on a slot: task ids (>= 0) or forwards to a node (-(node + 1)) on home slots.
+  private waitHead!: Int32Array;
+  private readonly waitValue = new IntList(256);
+  private readonly waitNext = new IntList(256);
+  private waitFree = -1;
+
+  // Memory.
+  private readonly used: Float64Array;
+  private readonly freeing: Float64Array;
+  private readonly capacity: Float64Array;
+  private readonly reqTask: IntQueue[];
+  private readonly reqAccess: IntQueue[];
+  private readonly nodeDirty: Uint8Array;
+  private anyNodeDirty = false;
+  private dispatchNeeded = false;
+  private inFlight = 0;
+  private started = false;
+  private finished = false;
+
+  constructor(options: EngineOptions) {
+    this.graph = options.graph;
+    this.platform = options.platform;
+    this.scheduler = options.scheduler;
+    this.eviction = options.scheduler.evictionPolicy?.() ?? options.eviction;
+    this.model = options.model;
+    this.rng = new Rng(options.seed ?? 1);
+    const p = this.platform;
+    this.nNodes = p.nodes.length;
+    this.home = p.homeNode;
+    const nw = p.workers.length;
+    this.depth = new Int32Array(nw);
+    this.workerNode = new Int32Array(nw);
+    this.kindMask = new Uint8Array(nw);
+    for (let w = 0; w < nw; w++) {
+      const worker = p.workers[w]!;
+      const d = worker.kind === 'gpu' ? (options.gpuPipeline ?? 2) : (options.cpuPipeline ?? 1);
+      if (!Number.isInteger(d) || d < 1)
+        throw new LocusError(`pipeline depth must be a positive integer (got ${d})`);
+      this.depth[w] = d;
+      this.workerNode[w] = worker.node;
+      this.kindMask[w] = worker.kind === 'cpu' ? 1 : 2;
+    }
+    this.maxDepth = Math.max(1, ...this.depth);
+    this.pipe = new Int32Array(nw * this.maxDepth);
+    this.pipeHead = new Int32Array(nw);
+    this.pipeLen = new Int32Array(nw);
+    this.running = new Int32Array(nw).fill(-1);
+    this.used = new Float64Array(this.nNodes);
+    this.freeing = new Float64Array(this.nNodes);
+    this.capacity = new Float64Array(p.nodes.map((n) => n.capacity));
+    this.reqTask = p.nodes.map(() => new IntQueue());
+    this.reqAccess = p.nodes.map(() => new IntQueue());
+    this.nodeDirty = new Uint8Array(this.nNodes);
+  }
+
+  /** Registers an observer. */
+  observe(observer: EngineObserver): this {
+    this.observers.push(observer);
+    return this;
+  }
+
+  // ---------------------------------------------------------------- events
+
+  /**
+   * Starts the run at time `now`: validates the graph against the platform, then pushes the
+   * tasks without predecessors. Throws LocusError on a cycle or a task that fits nowhere.
+   */
+  start(now: number): void {
+    if (this.started) throw new Error('engine already started');
+    this.started = true;
+    this.nowS = now;
+    this.eventId++;
+    this.allocateTables();
+    this.validate();
+    this.eviction.init(this);
+    this.scheduler.init(this);
+    for (let t = 0; t < this.taskTotal; t++) {
+      if (this.predLeft[t] === 0) this.makeReady(t);
+    }
+    this.settle();
+    if (this.taskTotal === 0) this.finish();
+  }
+
+  /** The driver reports that `task` finished at time `now`. */
+  taskFinished(task: number, now: number): void {
+    this.nowS = now;
+    this.eventId++;
+    if (this.taskState[task] !== TASK_RUNNING) throw new Error(`task ${task} finished but was not running`);
+    const g = this.graph;
+    const w = this.taskWorker[task]!;
+    const n = this.workerNode[w]!;
+    this.taskState[task] = TASK_DONE;
+    this.tasksDone++;
+    this.running[w] = -1;
+    this.pipeHead[w] = (this.pipeHead[w]! + 1) % this.maxDepth;
+    this.pipeLen[w]!--;
+    const aEnd = g.accessStart.data[task + 1]!;
+    for (let a = g.accessStart.data[task]!; a < aEnd; a++) {
+      const h = g.accessHandle.data[a]!;
+      const slot = h * this.nNodes + n;
+      if (g.accessMode.data[a]! & AccessMode.W && g.handleDiscard.data[h] === 1) {
+        // A scratch output: drop its content instead of keeping it for a write-back; the
+        // home copy stands for it ("nothing to keep").
+        this.rstate[slot] = n === this.home ? Replica.SHARED : Replica.INVALID;
+        this.rstate[h * this.nNodes + this.home] = Replica.SHARED;
+        this.version[h]!++;
+        this.unpin(slot, 'discard');
+      } else {
+        this.unpin(slot, 'evict');
+      }
+    }
+    for (const o of this.observers) o.taskFinished?.(task, w, now);
+    this.scheduler.taskFinished?.(task, w);
+    for (let e = g.succHead.data[task]!; e >= 0; e = g.edgeNext.data[e]!) {
+      const s = g.edgeTarget.data[e]!;
+      if (--this.predLeft[s]! === 0) this.makeReady(s);
+    }
+    this.dispatchNeeded = true;
+    this.markDirty(n);
+    this.tryStart(w);
+    this.settle();
+    if (this.tasksDone === this.taskTotal) this.flushAll();
+  }
+
+  /** The driver reports that transfer `id` finished at time `now`. */
+  transferFinished(id: number, now: number): void {
+    this.nowS = now;
+    this.eventId++;
+    const h = this.trHandle.data[id]!;
+    const src = this.trSrc.data[id]!;
+    const dst = this.trDst.data[id]!;
+    const kind = this.trKind.data[id]!;
+    const nn = this.nNodes;
+    const srcSlot = h * nn + src;
+    const dstSlot = h * nn + dst;
+    const current = this.trVersion.data[id] === this.version[h];
+    this.inFlight--;
+    for (const o of this.observers) o.transferFinished?.(id, now);
+    if (kind === TransferKind.WRITEBACK || kind === TransferKind.FLUSH || kind === TransferKind.STAGE) {
+      this.rflags[srcSlot]! &= ~F_WRITEBACK;
+      if (kind === TransferKind.WRITEBACK) this.freeing[src]! -= this.graph.handleSize.data[h]!;
+    }
+    const evicting =
+      (this.rflags[srcSlot]! & F_EVICTING) !== 0 && (this.rflags[srcSlot]! & F_WRITEBACK) === 0;
+    if (evicting) this.rflags[srcSlot]! &= ~F_EVICTING;
+    if (current) {
+      this.rstate[dstSlot] = Replica.SHARED;
+      if (this.rstate[srcSlot] === Replica.MODIFIED) this.rstate[srcSlot] = Replica.SHARED;
+      if (dst !== this.home) this.scheduler.dataLoaded?.(h, dst);
+      this.unpin(srcSlot, 'evict');
+      if (evicting && this.rrefs[srcSlot] === 0 && this.ralloc[srcSlot] === 1)
+        this.freeReplica(h, src, 'evict');
+      this.wakeWaiters(dstSlot);
+    } else {
+      // The content went stale in flight (a writer started elsewhere meanwhile).
+      this.unpin(srcSlot, 'evict');
+      if (this.waitHead[dstSlot]! >= 0) {
+        this.rstate[dstSlot] = Replica.LOADING; // someone needs the new version: fetch it
+        this.fetch(h, dst, TransferKind.FETCH);
+      } else if (dst === this.home) {
+        this.rstate[dstSlot] = Replica.INVALID;
+      } else {
+        this.freeReplica(h, dst, 'invalidate');
+      }
+    }
+    this.markDirty(src);
+    this.markDirty(dst);
+    this.settle();
+    if (this.tasksDone === this.taskTotal) this.finish();
+  }
+
+  // ---------------------------------------------------------------- commands
+
+  /** Number of commands waiting to be drained. */
+  get commandCount(): number {
+    return this.cmdOp.length;
+  }
+
+  /** Forgets the drained commands (call after executing them). */
+  clearCommands(): void {
+    this.cmdOp.length = 0;
+    this.cmdA.length = 0;
+    this.cmdB.length = 0;
+    this.cmdCause.length = 0;
+  }
+
+  private emit(op: number, a: number, b: number): void {
+    this.cmdOp.push(op);
+    this.cmdA.push(a);
+    this.cmdB.push(b);
+    this.cmdCause.push(this.eventId);
+  }
+
+  /** True once every task finished and every modified replica is home. */
+  get isFinished(): boolean {
+    return this.finished;
+  }
+
+  /** Number of tasks finished so far. */
+  get finishedTasks(): number {
+    return this.tasksDone;
+  }
+
+  // ---------------------------------------------------------------- context for policies
+
+  now(): number {
+    return this.nowS;
+  }
+
+  canRun(task: number, worker: number): boolean {
+    const c = this.graph.taskCodelet.data[task]!;
+    return (
+      (this.codeletKinds[c]! & this.kindMask[worker]!) !== 0 &&
+      this.footprint[task]! <= this.capacity[this.workerNode[worker]!]!
+    );
+  }
+
+  isValidOn(handle: number, node: number): boolean {
+    const s = this.rstate[handle * this.nNodes + node]!;
+    return s === Replica.SHARED || s === Replica.MODIFIED;
+  }
+
+  isValidOrLoading(handle: number, node: number): boolean {
+    const s = this.rstate[handle * this.nNodes + node]!;
+    return s === Replica.SHARED || s === Replica.MODIFIED || s === Replica.LOADING;
+  }
+
+  /** The replica state of `handle` on `node` (see Replica). */
+  replicaState(handle: number, node: number): number {
+    return this.rstate[handle * this.nNodes + node]!;
+  }
+
+  /** Number of pins (running tasks, queued tasks, transfers) on the replica. */
+  replicaPins(handle: number, node: number): number {
+    return this.rrefs[handle * this.nNodes + node]!;
+  }
+
+  /** True when the replica of `handle` on `node` holds memory. */
+  isAllocated(handle: number, node: number): boolean {
+    return this.ralloc[handle * this.nNodes + node] === 1;
+  }
+
+  memoryUsed(node: number): number {
+    return this.used[node]!;
+  }
+
+  memoryCapacity(node: number): number {
+    return this.capacity[node]!;
+  }
+
+  taskDuration(task: number, worker: number): number {
+    return this.model.taskDuration(this.graph, task, worker);
+  }
+
+  transferTime(handle: number, node: number): number {
+    if (this.isValidOrLoading(handle, node)) return 0;
+    const bytes = this.graph.handleSize.data[handle]!;
+    let best = Number.POSITIVE_INFINITY;
+    for (let m = 0; m < this.nNodes; m++) {
+      if (m === node || !this.isValidOn(handle, m)) continue;
+      const direct = this.model.transferTime(m, node, bytes);
+      const t = Number.isFinite(direct)
+        ? direct
+        : this.model.transferTime(m, this.home, bytes) + this.model.transferTime(this.home, node, bytes);
+      if (t < best) best = t;
+    }
+    return Number.isFinite(best) ? best : 0;
+  }
+
+  prefetch(handle: number, node: number, mayEvict = false): boolean {
+    const slot = handle * this.nNodes + node;
+    const s = this.rstate[slot]!;
+    if (s === Replica.SHARED || s === Replica.MODIFIED || s === Replica.LOADING) return true;
+    if (this.ralloc[slot] === 1 || this.reqTask[node]!.length > 0) return false;
+    const bytes = this.graph.handleSize.data[handle]!;
+    if (this.used[node]! + bytes > this.capacity[node]!) {
+      if (!mayEvict || !this.makeSpace(node, bytes)) return false;
+    }
+    this.allocate(handle, node, Replica.LOADING);
+    this.fetch(handle, node, TransferKind.PREFETCH);
+    return true;
+  }
+
+  random(n: number): number {
+    return this.rng.int(n);
+  }
+
+  isEvictable(handle: number, node: number): boolean {
+    const slot = handle * this.nNodes + node;
+    const s = this.rstate[slot]!;
+    return (
+      node !== this.home &&
+      (s === Replica.SHARED || s === Replica.MODIFIED) &&
+      this.rrefs[slot] === 0 &&
+      (this.rflags[slot]! & F_WRITEBACK) === 0
+    );
+  }
+
+  // ---------------------------------------------------------------- setup
+
+  private allocateTables(): void {
+    const g = this.graph;
+    const nt = g.taskCount;
+    const nh = g.handleCount;
+    const slots = nh * this.nNodes;
+    this.taskTotal = nt;
+    this.taskState = new Uint8Array(nt).fill(TASK_PENDING);
+    this.predLeft = g.predCount.data.slice(0, nt);
+    this.taskWorker = new Int32Array(nt).fill(-1);
+    this.waitCount = new Int32Array(nt);
+    this.footprint = new Float64Array(nt);
+    for (let t = 0; t < nt; t++) {
+      let bytes = 0;
+      for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
+        bytes += g.handleSize.data[g.accessHandle.data[a]!]!;
+      }
+      this.footprint[t] = bytes;
+    }
+    this.codeletKinds = new Uint8Array(g.codelets.length);
+    g.codelets.forEach((c, i) => {
+      this.codeletKinds[i] = (c.kinds.includes('cpu') ? 1 : 0) | (c.kinds.includes('gpu') ? 2 : 0);
+    });
+    this.rstate = new Uint8Array(slots);
+    this.rflags = new Uint8Array(slots);
+    this.ralloc = new Uint8Array(slots);
+    this.rrefs = new Int32Array(slots);
+    this.version = new Int32Array(nh);
+    this.waitHead = new Int32Array(slots).fill(-1);
+    let total = 0;
+    for (let h = 0; h < nh; h++) {
+      const slot = h * this.nNodes + this.home;
+      this.rstate[slot] = Replica.SHARED;
+      this.ralloc[slot] = 1;
+      total += g.handleSize.data[h]!;
+    }
+    this.used[this.home] = total;
+  }
+
+  private validate(): void {
+    const g = this.graph;
+    const p = this.platform;
+    g.checkAcyclic();
+    if (this.used[this.home]! > this.capacity[this.home]!) {
+      throw new LocusError(
+        `the data (${fmtBytes(this.used[this.home]!)}) do not fit in host memory ${p.nodes[this.home]!.name} (${fmtBytes(this.capacity[this.home]!)}): use a platform with more memory or a smaller workload`,
+      );
+    }
+    for (let n = 0; n < this.nNodes; n++) {
+      if (n !== this.home && (!routeOf(p, n, this.home) || !routeOf(p, this.home, n))) {
+        throw new LocusError(
+          `platform ${p.name}: node ${p.nodes[n]!.name} has no route to and from host memory`,
+        );
+      }
+    }
+    const nw = p.workers.length;
+    const checked = new Map<string, boolean>();
+    for (let t = 0; t < this.taskTotal; t++) {
+      const key = `${g.taskCodelet.data[t]}:${this.footprint[t]}`;
+      if (checked.has(key)) continue;
+      let ok = false;
+      for (let w = 0; w < nw && !ok; w++) ok = this.canRun(t, w);
+      checked.set(key, ok);
+      if (!ok) {
+        const codelet = g.codelets[g.taskCodelet.data[t]!]!;
+        const able = p.workers.filter((w) => codelet.kinds.includes(w.kind));
+        if (able.length === 0) {
+          throw new LocusError(
+            `task ${g.taskLabel(t)} (codelet ${codelet.name}) runs on ${codelet.kinds.join('/')} but platform ${p.name} has no such worker: add one (e.g. --cpus 1) or pick another platform`,
+          );
+        }
+        const largest = Math.max(...able.map((w) => this.capacity[w.node]!));
+        throw new LocusError(
+          `task ${g.taskLabel(t)} needs ${fmtBytes(this.footprint[t]!)} of data at once but the largest memory of a worker able to run ${codelet.name} holds ${fmtBytes(largest)}: raise --gpu-mem or use smaller tiles`,
+        );
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- task flow
+
+  private makeReady(task: number): void {
+    this.taskState[task] = TASK_READY;
+    this.scheduler.push(task);
+    this.dispatchNeeded = true;
+  }
+
+  /** Pops tasks for every worker with room in its pipeline, then serves node queues. */
+  private settle(): void {
+    do {
+      if (this.dispatchNeeded) {
+        this.dispatchNeeded = false;
+        const nw = this.platform.workers.length;
+        for (let w = 0; w < nw; w++) {
+          while (this.pipeLen[w]! < this.depth[w]!) {
+            const t = this.scheduler.pop(w);
+            if (t < 0) break;
+            this.accept(t, w);
+          }
+        }
+      }
+      while (this.anyNodeDirty) {
+        this.anyNodeDirty = false;
+        for (let n = 0; n < this.nNodes; n++) {
+          if (this.nodeDirty[n] === 1) {
+            this.nodeDirty[n] = 0;
+            this.serveQueue(n);
+          }
+        }
+      }
+    } while (this.dispatchNeeded);
+  }
+
+  private accept(task: number, worker: number): void {
+    if (this.taskState[task] !== TASK_READY) {
+      throw new Error(`scheduler ${this.scheduler.name} popped task ${task} which is not ready`);
+    }
+    if (!this.canRun(task, worker)) {
+      throw new Error(
+        `scheduler ${this.scheduler.name} gave task ${task} to worker ${worker} which cannot run it`,
+      );
+    }
+    const g = this.graph;
+    this.taskState[task] = TASK_QUEUED;
+    this.taskWorker[task] = worker;
+    const slot = (this.pipeHead[worker]! + this.pipeLen[worker]!) % this.maxDepth;
+    this.pipe[worker * this.maxDepth + slot] = task;
+    this.pipeLen[worker]!++;
+    const n = this.workerNode[worker]!;
+    const aStart = g.accessStart.data[task]!;
+    const aEnd = g.accessStart.data[task + 1]!;
+    this.waitCount[task] = aEnd - aStart;
+    const tq = this.reqTask[n]!;
+    const aq = this.reqAccess[n]!;
+    for (let a = aStart; a < aEnd; a++) {
+      tq.push(task);
+      aq.push(a);
+    }
+    this.markDirty(n);
+  }
+
+  /** Grants queued requests of node n in order, stopping at the first that must wait. */
+  private serveQueue(n: number): void {
+    const tq = this.reqTask[n]!;
+    const aq = this.reqAccess[n]!;
+    while (tq.length > 0) {
+      if (!this.grant(tq.peek(), aq.peek(), n)) return;
+      tq.shift();
+      aq.shift();
+    }
+  }
+
+  /** Makes the access usable on node n for its task; false if memory must be freed first. */
+  private grant(task: number, access: number, n: number): boolean {
+    const g = this.graph;
+    const h = g.accessHandle.data[access]!;
+    const mode = g.accessMode.data[access]!;
+    const slot = h * this.nNodes + n;
+    const s = this.rstate[slot]!;
+    if (
+      s === Replica.SHARED ||
+      s === Replica.MODIFIED ||
+      (s === Replica.ALLOCATED && mode === AccessMode.W)
+    ) {
+      this.rrefs[slot]!++;
+      this.eviction.used(h, n);
+      this.satisfied(task);
+      return true;
+    }
+    if (s === Replica.LOADING) {
+      this.rrefs[slot]!++;
+      this.eviction.used(h, n);
+      this.addWaiter(slot, task);
+      return true;
+    }
+    if (this.ralloc[slot] === 1) {
+      // An invalidated replica still pinned as a transfer's source: wait until it is freed,
+      // except at home, whose buffer is permanent.
+      if (n !== this.home) return false;
+      this.rstate[slot] = mode === AccessMode.W ? Replica.ALLOCATED : Replica.LOADING;
+    } else {
+      const bytes = g.handleSize.data[h]!;
+      if (this.used[n]! + bytes > this.capacity[n]! && !this.makeSpace(n, bytes)) return false;
+      this.allocate(h, n, mode === AccessMode.W ? Replica.ALLOCATED : Replica.LOADING);
+    }
+    this.rrefs[slot]!++;
+    this.eviction.used(h, n);
+    if (mode === AccessMode.W) {
+      this.satisfied(task);
+    } else {
+      this.addWaiter(slot, task);
+      this.fetch(h, n, TransferKind.FETCH);
+    }
+    return true;
+  }
+
+  private satisfied(task: number): void {
+    if (--this.waitCount[task]! === 0) this.tryStart(this.taskWorker[task]!);
+  }
+
+  /** Starts the head task of worker w's pipeline if its inputs are all in place. */
+  private tryStart(w: number): void {
+    if (this.running[w]! >= 0 || this.pipeLen[w] === 0) return;
+    const task = this.pipe[w * this.maxDepth + this.pipeHead[w]!]!;
+    if (this.waitCount[task]! > 0) return;
+    const g = this.graph;
+    const n = this.workerNode[w]!;
+    const nn = this.nNodes;
+    const aEnd = g.accessStart.data[task + 1]!;
+    for (let a = g.accessStart.data[task]!; a < aEnd; a++) {
+      if (!(g.accessMode.data[a]! & AccessMode.W)) continue;
+      const h = g.accessHandle.data[a]!;
+      this.version[h]!++;
+      this.rstate[h * nn + n] = Replica.MODIFIED;
+      for (let m = 0; m < nn; m++) {
+        if (m === n) continue;
+        const slot = h * nn + m;
+        const s = this.rstate[slot]!;
+        if (s === Replica.INVALID || s === Replica.LOADING) continue; // a late copy is dropped on arrival
+        this.rstate[slot] = Replica.INVALID;
+        if (m !== this.home && this.rrefs[slot] === 0) this.freeReplica(h, m, 'invalidate');
+      }
+    }
+    this.taskState[task] = TASK_RUNNING;
+    this.running[w] = task;
+    this.emit(Cmd.RUN, task, w);
+    for (const o of this.observers) o.taskStarted?.(task, w, this.nowS);
+    this.scheduler.taskStarted?.(task, w);
+  }
+
+  // ---------------------------------------------------------------- memory
+
+  private allocate(h: number, n: number, state: number): void {
+    const slot = h * this.nNodes + n;
+    this.ralloc[slot] = 1;
+    this.rstate[slot] = state;
+    this.used[n]! += this.graph.handleSize.data[h]!;
+    this.eviction.added(h, n);
+    for (const o of this.observers) o.replicaAllocated?.(h, n, this.nowS);
+  }
+
+  private freeReplica(h: number, n: number, reason: FreeReason): void {
+    const slot = h * this.nNodes + n;
+    this.ralloc[slot] = 0;
+    this.rstate[slot] = Replica.INVALID;
+    this.rflags[slot] = 0;
+    this.used[n]! -= this.graph.handleSize.data[h]!;
+    this.eviction.removed(h, n);
+    this.emit(Cmd.FREE, h, n);
+    for (const o of this.observers) o.replicaFreed?.(h, n, reason, this.nowS);
+    if (reason === 'evict') this.scheduler.dataEvicted?.(h, n);
+    this.markDirty(n);
+  }
+
+  private unpin(slot: number, reason: FreeReason): void {
+    if (--this.rrefs[slot]! > 0) return;
+    const n = slot % this.nNodes;
+    if (n !== this.home && this.ralloc[slot] === 1 && this.rstate[slot] === Replica.INVALID) {
+      this.freeReplica((slot - n) / this.nNodes, n, reason === 'discard' ? 'discard' : 'invalidate');
+    } else {
+      this.markDirty(n);
+    }
+  }
+
+  /**
+   * Evicts replicas of node n chosen by the eviction policy until `bytes` more fit. A
+   * modified victim is written back home first (its memory is freed when that completes).
+   * Returns true when the bytes fit now; false when they must wait.
+   */
+  private makeSpace(n: number, bytes: number): boolean {
+    const cap = this.capacity[n]!;
+    while (this.used[n]! - this.freeing[n]! + bytes > cap) {
+      const v = this.eviction.victim(n);
+      if (v < 0) return false;
+      if (!this.isEvictable(v, n)) {
+        throw new Error(
+          `eviction policy ${this.eviction.name} chose ${v} on node ${n}, which is not evictable`,
+        );
+      }
+      const slot = v * this.nNodes + n;
+      if (this.rstate[slot] === Replica.MODIFIED) {
+        this.rflags[slot]! |= F_WRITEBACK | F_EVICTING;
+        this.freeing[n]! += this.graph.handleSize.data[v]!;
+        this.issue(v, n, this.home, TransferKind.WRITEBACK);
+      } else {
+        this.freeReplica(v, n, 'evict');
+      }
+    }
+    return this.used[n]! + bytes <= cap;
+  }
+
+  private markDirty(n: number): void {
+    this.nodeDirty[n] = 1;
+    this.anyNodeDirty = true;
+  }
+
+  // ---------------------------------------------------------------- transfers
+
+  /** Brings valid content of h into the LOADING replica on node dst. */
+  private fetch(h: number, dst: number, kind: number): void {
+    const nn = this.nNodes;
+    const bytes = this.graph.handleSize.data[h]!;
+    let best = -1;
+    let bestTime = Number.POSITIVE_INFINITY;
+    let anyValid = -1;
+    for (let m = 0; m < nn; m++) {
+      if (m === dst) continue;
+      const s = this.rstate[h * nn + m]!;
+      if (s !== Replica.SHARED && s !== Replica.MODIFIED) continue;
+      anyValid = m;
+      const t = this.model.transferTime(m, dst, bytes);
+      if (t < bestTime) {
+        bestTime = t;
+        best = m;
+      }
+    }
+    if (best >= 0) {
+      this.issue(h, best, dst, kind);
+      return;
+    }
+    const homeSlot = h * nn + this.home;
+    if (this.rstate[homeSlot] !== Replica.LOADING) {
+      if (anyValid < 0) throw new Error(`no valid replica of handle ${h} anywhere`);
+      this.rstate[homeSlot] = Replica.LOADING;
+      this.rflags[h * nn + anyValid]! |= F_WRITEBACK;
+      this.issue(h, anyValid, this.home, TransferKind.STAGE);
+    }
+    this.addWaiter(homeSlot, -(dst + 1));
+  }
+
+  private issue(h: number, src: number, dst: number, kind: number): void {
+    const id = this.trHandle.push(h);
+    this.trSrc.push(src);
+    this.trDst.push(dst);
+    this.trKind.push(kind);
+    this.trVersion.push(this.version[h]!);
+    this.inFlight++;
+    this.rrefs[h * this.nNodes + src]!++;
+    if (dst === this.home) this.rstate[h * this.nNodes + dst] = Replica.LOADING;
+    this.emit(Cmd.TRANSFER, id, 0);
+    for (const o of this.observers) o.transferStarted?.(id, this.nowS);
+  }
+
+  private addWaiter(slot: number, value: number): void {
+    let e = this.waitFree;
+    if (e >= 0) {
+      this.waitFree = this.waitNext.data[e]!;
+      this.waitValue.data[e] = value;
+      this.waitNext.data[e] = this.waitHead[slot]!;
+    } else {
+      e = this.waitValue.push(value);
+      this.waitNext.push(this.waitHead[slot]!);
+    }
+    this.waitHead[slot] = e;
+  }
+
+  /** Content arrived in `slot`: resume the tasks and the forwards that waited for it. */
+  private wakeWaiters(slot: number): void {
+    let e = this.waitHead[slot]!;
+    if (e < 0) return;
+    this.waitHead[slot] = -1;
+    // Waiters sit in a list pushed at the head; reverse it to serve them in arrival order.
+    let prev = -1;
+    while (e >= 0) {
+      const next = this.waitNext.data[e]!;
+      this.waitNext.data[e] = prev;
+      prev = e;
+      e = next;
+    }
+    e = prev;
+    const h = (slot - (slot % this.nNodes)) / this.nNodes;
+    while (e >= 0) {
+      const next = this.waitNext.data[e]!;
+      const v = this.waitValue.data[e]!;
+      this.waitNext.data[e] = this.waitFree;
+      this.waitFree = e;
+      if (v < 0) this.issue(h, this.home, -v - 1, TransferKind.FETCH);
+      else this.satisfied(v);
+      e = next;
+    }
+  }
+
+  // ---------------------------------------------------------------- end of run
+
+  private flushAll(): void {
+    const g = this.graph;
+    const nn = this.nNodes;
+    for (let h = 0; h < g.handleCount; h++) {
+      if (g.handleDiscard.data[h] === 1) continue;
+      for (let n = 0; n < nn; n++) {
+        if (n === this.home) continue;
+        const slot = h * nn + n;
+        if (this.rstate[slot] === Replica.MODIFIED && (this.rflags[slot]! & F_WRITEBACK) === 0) {
+          this.rflags[slot]! |= F_WRITEBACK;
+          this.issue(h, n, this.home, TransferKind.FLUSH);
+        }
+      }
+    }
+    this.finish();
+  }
+
+  /** Ends the run once every task is done and no transfer is in flight. */
+  private finish(): void {
+    if (this.finished || this.inFlight > 0) return;
+    this.finished = true;
+    this.emit(Cmd.FINISHED, 0, 0);
+    for (const o of this.observers) o.runFinished?.(this.nowS);
+  }
+}
+
+function fmtBytes(n: number): string {
+  if (!Number.isFinite(n)) return 'unlimited';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return `${n.toFixed(i === 0 ? 0 : 2)} ${units[i]}`;
+}

@@ -1,0 +1,94 @@
+/**
+ * The interfaces policies plug into: schedulers (push / pop / notifications over a read-only
+ * context) and eviction policies (pick a victim among a node's unpinned replicas). The engine
+ * calls them; they never change engine state except through the context's requests
+ * (prefetch), so the same policy runs unchanged under the simulator and the real driver.
+ */
+import type { TaskGraph } from './graph.ts';
+import type { Platform } from './platform.ts';
+
+/** What a scheduler may observe and request. Everything here is read-only but prefetch. */
+export interface SchedContext {
+  /** The task graph (read it; do not submit from a policy). */
+  readonly graph: TaskGraph;
+  /** The platform. */
+  readonly platform: Platform;
+  /** The current time in seconds (virtual or wall clock). */
+  now(): number;
+  /** True when `task` has an implementation for `worker`'s kind and fits in its memory node. */
+  canRun(task: number, worker: number): boolean;
+  /** True when `handle` has a valid replica on `node` (shared or modified). */
+  isValidOn(handle: number, node: number): boolean;
+  /** True when `handle` is valid on `node` or a transfer there is in flight. */
+  isValidOrLoading(handle: number, node: number): boolean;
+  /** Bytes allocated on `node`. */
+  memoryUsed(node: number): number;
+  /** Capacity of `node` in bytes. */
+  memoryCapacity(node: number): number;
+  /** Expected duration of `task` on `worker` (seconds) from the performance model. */
+  taskDuration(task: number, worker: number): number;
+  /** Expected time to make `handle` valid on `node` (0 if it already is). */
+  transferTime(handle: number, node: number): number;
+  /**
+   * Asks the engine to load `handle` onto `node` ahead of use. Loads only into free memory
+   * (or, with `mayEvict`, after evicting unpinned replicas through the eviction policy).
+   * Returns true if the replica is valid, in flight or now requested.
+   */
+  prefetch(handle: number, node: number, mayEvict?: boolean): boolean;
+  /** A deterministic random integer in [0, n), from the run's seed. */
+  random(n: number): number;
+}
+
+/**
+ * A scheduling policy (StarPU's push/pop model, seed 001 section II.A). The engine pushes
+ * every task that becomes ready and pops when a worker has room in its pipeline.
+ */
+export interface Scheduler {
+  /** Policy name as given on the command line. */
+  readonly name: string;
+  /** Called once before the first push. */
+  init(ctx: SchedContext): void;
+  /** A task's dependencies are satisfied. */
+  push(task: number): void;
+  /** Worker `worker` wants a task: return one it can run, or -1 for none now. */
+  pop(worker: number): number;
+  /** Optional: `task` started on `worker`. */
+  taskStarted?(task: number, worker: number): void;
+  /** Optional: `task` finished on `worker`. */
+  taskFinished?(task: number, worker: number): void;
+  /** Optional: `handle` became valid on `node`. */
+  dataLoaded?(handle: number, node: number): void;
+  /** Optional: the replica of `handle` on `node` was dropped. */
+  dataEvicted?(handle: number, node: number): void;
+  /** Optional: the eviction policy this scheduler needs (LUF uses DARTS's planned tasks). */
+  evictionPolicy?(): EvictionPolicy | undefined;
+}
+
+/** What an eviction policy may ask the engine. */
+export interface EvictionContext {
+  /** The task graph. */
+  readonly graph: TaskGraph;
+  /** The platform. */
+  readonly platform: Platform;
+  /** True when the replica of `handle` on `node` may be evicted now (valid, unpinned, idle). */
+  isEvictable(handle: number, node: number): boolean;
+}
+
+/**
+ * An eviction policy: it is told when replicas appear, are used and disappear on a node,
+ * and picks a victim among evictable replicas when the memory manager needs space.
+ */
+export interface EvictionPolicy {
+  /** Policy name as given on the command line. */
+  readonly name: string;
+  /** Called once before any other method. */
+  init(ctx: EvictionContext): void;
+  /** A replica of `handle` was allocated on `node`. */
+  added(handle: number, node: number): void;
+  /** A task on `node` is about to use `handle`. */
+  used(handle: number, node: number): void;
+  /** The replica of `handle` on `node` was freed. */
+  removed(handle: number, node: number): void;
+  /** An evictable handle on `node` to evict, or -1 if none is evictable. */
+  victim(node: number): number;
+}

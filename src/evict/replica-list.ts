@@ -1,0 +1,69 @@
+/**
+ * Per-node doubly linked lists of replicas over flat typed arrays (slot = handle * nodes +
+ * node), the ordered structure LRU and FIFO eviction walk.
+ */
+import type { EvictionContext } from '../core/policy.ts';
+
+/** One intrusive list per node; O(1) append, remove and move-to-tail. */
+export class ReplicaList {
+  private readonly prev: Int32Array;
+  private readonly next: Int32Array;
+  private readonly inList: Uint8Array;
+  private readonly head: Int32Array;
+  private readonly tail: Int32Array;
+
+  constructor(
+    handles: number,
+    private readonly nodes: number,
+  ) {
+    const slots = handles * nodes;
+    this.prev = new Int32Array(slots).fill(-1);
+    this.next = new Int32Array(slots).fill(-1);
+    this.inList = new Uint8Array(slots);
+    this.head = new Int32Array(nodes).fill(-1);
+    this.tail = new Int32Array(nodes).fill(-1);
+  }
+
+  /** Appends the replica at the tail of its node's list. */
+  append(handle: number, node: number): void {
+    const s = handle * this.nodes + node;
+    if (this.inList[s]) return;
+    this.inList[s] = 1;
+    const t = this.tail[node]!;
+    this.prev[s] = t;
+    this.next[s] = -1;
+    if (t >= 0) this.next[t] = s;
+    else this.head[node] = s;
+    this.tail[node] = s;
+  }
+
+  /** Removes the replica from its node's list (no-op if absent). */
+  remove(handle: number, node: number): void {
+    const s = handle * this.nodes + node;
+    if (!this.inList[s]) return;
+    this.inList[s] = 0;
+    const p = this.prev[s]!;
+    const n = this.next[s]!;
+    if (p >= 0) this.next[p] = n;
+    else this.head[node] = n;
+    if (n >= 0) this.prev[n] = p;
+    else this.tail[node] = p;
+  }
+
+  /** Moves the replica to the tail (most recent). */
+  moveToTail(handle: number, node: number): void {
+    const s = handle * this.nodes + node;
+    if (!this.inList[s] || this.tail[node] === s) return;
+    this.remove(handle, node);
+    this.append(handle, node);
+  }
+
+  /** The first handle from the head of node's list that the engine says is evictable, or -1. */
+  firstMatching(node: number, ctx: EvictionContext): number {
+    for (let s = this.head[node]!; s >= 0; s = this.next[s]!) {
+      const h = (s - node) / this.nodes;
+      if (ctx.isEvictable(h, node)) return h;
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,346 @@
+/**
+ * The JSON platform file: its TypeScript shape, its zod schema, and the compiler that validates a
+ * file and turns it into the engine's Platform (docs/platform-format.md describes the format).
+ * Every error is a LocusError of one line: "file: field.path: what is wrong".
+ */
+import { basename } from 'node:path';
+import { z } from 'zod';
+import type { Link, MemoryNode, Platform, Worker } from '../core/platform.ts';
+import { LocusError, type WorkerKind } from '../core/types.ts';
+import { parseBandwidth, parseDuration, parseRate, parseSize } from './units.ts';
+
+export { platformToJson } from './to-json.ts';
+
+/** A quantity in a platform file: an SI number, or a string with a unit ("10.9GB/s"). */
+export type Quantity = number | string;
+
+/** A memory node of a platform file. */
+export interface MemoryNodeSpec {
+  /** Unique node name ("ram", "gpu0"). */
+  name: string;
+  /** 'host' (exactly one node: main memory, the home of every handle) or 'gpu'. */
+  kind: 'host' | 'gpu';
+  /** Size ("500MiB", "192GiB", bytes) or "unlimited". */
+  capacity: Quantity;
+}
+
+/** A worker (or, with `count`, a group of identical workers) of a platform file. */
+export interface WorkerSpec {
+  /** Worker name; with `count` K, the workers are named name0 .. name{K-1}. */
+  name: string;
+  /** 'cpu' (on the host node) or 'gpu' (on a gpu node). */
+  kind: WorkerKind;
+  /** Name of the memory node the worker computes from. */
+  memory: string;
+  /** Default compute rate ("12.6TFlop/s", flop/s). */
+  rate: Quantity;
+  /** Per-codelet compute rates, overriding `rate`. */
+  codelets?: Record<string, Quantity>;
+  /** Number of identical workers (default 1: one worker named `name`). */
+  count?: number;
+}
+
+/** A shared link that link routes can cross (`via`), such as one PCIe bus for two GPUs. */
+export interface BusSpec {
+  /** Unique link name ("pcie-a"). */
+  name: string;
+  /** Bandwidth ("5.7GB/s", bytes/s), shared by every transfer crossing the bus. */
+  bandwidth: Quantity;
+  /** Latency ("10us", seconds; default 0). */
+  latency?: Quantity;
+}
+
+/** A directed link from one memory node to another (two links with `bidirectional`). */
+export interface LinkSpec {
+  /** Unique name; default "from->to" (and "to->from" for the reverse of a bidirectional link). */
+  name?: string;
+  /** Source memory node name. */
+  from: string;
+  /** Destination memory node name. */
+  to: string;
+  /** Bandwidth ("10.9GB/s", bytes/s). */
+  bandwidth: Quantity;
+  /** Latency ("10us", seconds; default 0). */
+  latency?: Quantity;
+  /** Also create the reverse link, with the same figures (default false). */
+  bidirectional?: boolean;
+  /** Names of buses that the route over this link also crosses. */
+  via?: string[];
+}
+
+/** A platform file, as written in JSON (quantities not yet parsed). */
+export interface PlatformFile {
+  /** Platform name (default: the file name without .json). */
+  name?: string;
+  /** Free text for readers; ignored by the compiler. */
+  description?: string;
+  /** Memory nodes: exactly one of kind host, any number of kind gpu. */
+  memoryNodes: MemoryNodeSpec[];
+  /** Workers, each on one memory node. */
+  workers: WorkerSpec[];
+  /** Directed links; every GPU node needs one to and one from the host node. */
+  links?: LinkSpec[];
+  /** Shared links that links name in `via`. */
+  buses?: BusSpec[];
+  /** One link, named "host-bus", crossed by every route to or from the host node. */
+  hostBus?: { bandwidth: Quantity; latency?: Quantity };
+  /** Whether GPUs copy to each other directly (default true); false drops GPU-to-GPU links. */
+  peerToPeer?: boolean;
+}
+
+/**
+ * A field holding a quantity: parsed by `parse`, whose LocusError message (plus `what`, more
+ * examples) becomes the issue's.
+ */
+function quantity(parse: (v: unknown) => number, what = '') {
+  return z.unknown().transform((v, ctx) => {
+    try {
+      return parse(v);
+    } catch (e) {
+      const message =
+        v === undefined ? `missing; ${(e as Error).message.split('; ')[1]}` : (e as Error).message;
+      ctx.issues.push({ code: 'custom', message: message + what, input: v });
+      return z.NEVER;
+    }
+  });
+}
+
+/** A capacity: a size or "unlimited" (Infinity). */
+const capacity = quantity(
+  (v) =>
+    typeof v === 'string' && v.trim().toLowerCase() === 'unlimited' ? Number.POSITIVE_INFINITY : parseSize(v),
+  ', or unlimited',
+);
+const name = z.string().min(1);
+const bandwidth = quantity(parseBandwidth);
+const latency = quantity(parseDuration).optional();
+const rate = quantity(parseRate);
+
+/** The zod schema of a platform file; unknown fields are errors (they are usually typos). */
+export const platformFileSchema = z.strictObject({
+  name: name.optional(),
+  description: z.string().optional(),
+  memoryNodes: z.array(z.strictObject({ name, kind: z.enum(['host', 'gpu']), capacity })).min(1),
+  workers: z
+    .array(
+      z.strictObject({
+        name,
+        kind: z.enum(['cpu', 'gpu']),
+        memory: name,
+        rate,
+        codelets: z.record(name, rate).optional(),
+        count: z.int().min(1).optional(),
+      }),
+    )
+    .min(1),
+  links: z
+    .array(
+      z.strictObject({
+        name: name.optional(),
+        from: name,
+        to: name,
+        bandwidth,
+        latency,
+        bidirectional: z.boolean().optional(),
+        via: z.array(name).optional(),
+      }),
+    )
+    .default([]),
+  buses: z.array(z.strictObject({ name, bandwidth, latency })).default([]),
+  hostBus: z.strictObject({ bandwidth, latency }).optional(),
+  peerToPeer: z.boolean().default(true),
+});
+
+/** A validated platform file with its quantities in SI units. */
+export type ParsedPlatformFile = z.output<typeof platformFileSchema>;
+
+/** Writes a zod issue path as "workers[1].memory". */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else if (/^[A-Za-z_$][\w$]*$/.test(String(key))) out += (out ? '.' : '') + String(key);
+    else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out;
+}
+
+/** Clearer messages than zod's defaults for missing and unknown fields. */
+function issueMessage(iss: { code?: string; input?: unknown; expected?: unknown; keys?: string[] }) {
+  if (iss.code === 'invalid_type' && iss.input === undefined) return `missing (expected ${iss.expected})`;
+  if (iss.code === 'unrecognized_keys' && iss.keys) {
+    return `unknown field${iss.keys.length > 1 ? 's' : ''} ${iss.keys.map((k) => `'${k}'`).join(', ')}`;
+  }
+  return undefined;
+}
+
+/**
+ * Validates a platform file's content (already parsed from JSON, or written by a preset) and
+ * compiles it. `source` names it in error messages; `defaultName` is the platform name used when
+ * the file has none. Throws a one-line LocusError.
+ */
+export function compilePlatform(data: unknown, source: string, defaultName = source): Platform {
+  const result = platformFileSchema.safeParse(data, { error: issueMessage });
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const where = formatPath(issue.path);
+    const more = result.error.issues.length > 1 ? ` (and ${result.error.issues.length - 1} more errors)` : '';
+    throw new LocusError(`${source}: ${where ? `${where}: ` : ''}${issue.message}${more}`);
+  }
+  return compileParsed(result.data, source, defaultName);
+}
+
+/**
+ * Parses and compiles the text of a JSON platform file. `fileName` names the file in error
+ * messages and, without .json, is the platform name when the file has no "name".
+ */
+export function parsePlatformFile(text: string, fileName: string): Platform {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    let message = (e as Error).message.replace(/\s+/g, ' ');
+    const pos = /at position (\d+)/.exec(message);
+    if (pos && !/line \d+/.test(message)) {
+      const before = text.slice(0, Number(pos[1])).split('\n');
+      message += ` (line ${before.length} column ${before[before.length - 1]!.length + 1})`;
+    }
+    throw new LocusError(`${fileName}: invalid JSON: ${message}`);
+  }
+  return compilePlatform(data, fileName, basename(fileName).replace(/\.json$/i, ''));
+}
+
+/** Turns a validated file into a Platform, checking names, references and routes. */
+function compileParsed(spec: ParsedPlatformFile, source: string, defaultName: string): Platform {
+  const fail = (path: string, message: string): never => {
+    throw new LocusError(`${source}: ${path}: ${message}`);
+  };
+
+  const nodes: MemoryNode[] = [];
+  const nodeIndex = new Map<string, number>();
+  spec.memoryNodes.forEach((n, i) => {
+    const prev = nodeIndex.get(n.name);
+    if (prev !== undefined)
+      fail(`memoryNodes[${i}].name`, `duplicate name '${n.name}' (also memoryNodes[${prev}])`);
+    if (n.capacity <= 0) fail(`memoryNodes[${i}].capacity`, 'must be positive');
+    nodeIndex.set(n.name, i);
+    nodes.push({ name: n.name, kind: n.kind, capacity: n.capacity });
+  });
+  const hosts = nodes.filter((n) => n.kind === 'host').map((n) => `'${n.name}'`);
+  if (hosts.length !== 1) {
+    fail(
+      'memoryNodes',
+      `exactly one node must be of kind 'host' (found ${hosts.length}${hosts.length ? `: ${hosts.join(', ')}` : ''})`,
+    );
+  }
+  const homeNode = nodes.findIndex((n) => n.kind === 'host');
+  const home = nodes[homeNode]!.name;
+  const known = [...nodeIndex.keys()].join(', ');
+  const lookup = (path: string, nodeName: string): number =>
+    nodeIndex.get(nodeName) ?? fail(path, `no memory node named '${nodeName}' (known: ${known})`);
+
+  const workers: Worker[] = [];
+  const workerIndex = new Map<string, string>();
+  spec.workers.forEach((w, i) => {
+    const node = lookup(`workers[${i}].memory`, w.memory);
+    const nodeKind = nodes[node]!.kind;
+    if (w.kind === 'cpu' && nodeKind !== 'host') {
+      fail(
+        `workers[${i}].memory`,
+        `a cpu worker computes from the host node '${home}', not from gpu node '${w.memory}'`,
+      );
+    }
+    if (w.kind === 'gpu' && nodeKind !== 'gpu') {
+      fail(
+        `workers[${i}].memory`,
+        `a gpu worker computes from a gpu node, not from the host node '${w.memory}'`,
+      );
+    }
+    const names =
+      w.count === undefined ? [w.name] : Array.from({ length: w.count }, (_, k) => `${w.name}${k}`);
+    for (const workerName of names) {
+      const prev = workerIndex.get(workerName);
+      if (prev !== undefined)
+        fail(`workers[${i}].name`, `duplicate worker name '${workerName}' (also ${prev})`);
+      workerIndex.set(workerName, `workers[${i}]`);
+      workers.push({ name: workerName, kind: w.kind, node, flops: w.rate, codeletFlops: { ...w.codelets } });
+    }
+  });
+
+  const links: Link[] = [];
+  const linkIndex = new Map<string, string>();
+  const addLink = (path: string, link: Link): number => {
+    const prev = linkIndex.get(link.name);
+    if (prev !== undefined) fail(path, `duplicate link name '${link.name}' (also ${prev})`);
+    linkIndex.set(link.name, path);
+    links.push(link);
+    return links.length - 1;
+  };
+  const hostBus = spec.hostBus
+    ? addLink('hostBus', {
+        name: 'host-bus',
+        bandwidth: spec.hostBus.bandwidth,
+        latency: spec.hostBus.latency ?? 0,
+      })
+    : undefined;
+  const busIndex = new Map<string, number>();
+  spec.buses.forEach((b, i) => {
+    busIndex.set(
+      b.name,
+      addLink(`buses[${i}].name`, { name: b.name, bandwidth: b.bandwidth, latency: b.latency ?? 0 }),
+    );
+  });
+
+  const n = nodes.length;
+  const routes: (number[] | null)[] = Array.from({ length: n * n }, (_, k) =>
+    Math.floor(k / n) === k % n ? [] : null,
+  );
+  const routeSource: string[] = [];
+  spec.links.forEach((l, i) => {
+    const from = lookup(`links[${i}].from`, l.from);
+    const to = lookup(`links[${i}].to`, l.to);
+    if (from === to)
+      fail(`links[${i}].to`, `a link joins two different nodes (from and to are both '${l.to}')`);
+    const via = (l.via ?? []).map(
+      (b, j) =>
+        busIndex.get(b) ??
+        fail(
+          `links[${i}].via[${j}]`,
+          `no bus named '${b}' (${busIndex.size ? `known: ${[...busIndex.keys()].join(', ')}` : 'no buses are defined'})`,
+        ),
+    );
+    if (!spec.peerToPeer && nodes[from]!.kind === 'gpu' && nodes[to]!.kind === 'gpu') return;
+    const directions: [number, number, string][] = [[from, to, l.name ?? `${l.from}->${l.to}`]];
+    if (l.bidirectional) directions.push([to, from, l.name ? `${l.name}:reverse` : `${l.to}->${l.from}`]);
+    for (const [src, dst, linkName] of directions) {
+      const key = src * n + dst;
+      if (routes[key]) {
+        fail(
+          `links[${i}]`,
+          `a second link from '${nodes[src]!.name}' to '${nodes[dst]!.name}' (the first is ${routeSource[key]})`,
+        );
+      }
+      const own = addLink(`links[${i}]`, { name: linkName, bandwidth: l.bandwidth, latency: l.latency ?? 0 });
+      const viaHost = hostBus !== undefined && (src === homeNode || dst === homeNode) ? [hostBus] : [];
+      routes[key] = [own, ...via, ...viaHost];
+      routeSource[key] = `links[${i}]`;
+    }
+  });
+
+  nodes.forEach((node, g) => {
+    if (node.kind !== 'gpu') return;
+    for (const [src, dst] of [
+      [homeNode, g],
+      [g, homeNode],
+    ] as const) {
+      if (!routes[src * n + dst]) {
+        fail(
+          'links',
+          `no link from '${nodes[src]!.name}' to '${nodes[dst]!.name}' (every gpu node needs links to and from the host node '${home}')`,
+        );
+      }
+    }
+  });
+
+  return { name: spec.name ?? defaultName, nodes, homeNode, workers, links, routes };
+}

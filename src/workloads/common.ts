@@ -1,0 +1,100 @@
+/**
+ * Helpers shared by the workload generators: parameter validation with one-line errors,
+ * element sizes, and the bookkeeping every Workload reports (working set, flops, summary).
+ */
+import type { TaskGraph } from '../core/graph.ts';
+import { AccessMode, LocusError } from '../core/types.ts';
+import type { Workload, WorkloadParams } from './types.ts';
+
+/** Kinds of every codelet the generators register (all run on CPUs and GPUs). */
+export const CPU_GPU = ['cpu', 'gpu'] as const;
+
+/**
+ * Reads an integer parameter: `value` if given, else `fallback`; throws a LocusError naming
+ * the command-line flag unless it is an integer in [min, max].
+ */
+export function intParam(
+  flag: string,
+  value: number | undefined,
+  fallback: number,
+  min = 1,
+  max = 1e9,
+): number {
+  const v = value ?? fallback;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
+    const what =
+      min === 1 ? 'a positive integer' : min === 0 ? 'a non-negative integer' : `an integer >= ${min}`;
+    throw new LocusError(`${flag} must be ${what} (got ${String(v)})`);
+  }
+  if (v > max) throw new LocusError(`${flag} must be at most ${max} (got ${v})`);
+  return v;
+}
+
+/** Validates the precision parameter (default 'single'). */
+export function precisionParam(value: WorkloadParams['precision']): 'single' | 'double' {
+  const p = value ?? 'single';
+  if (p !== 'single' && p !== 'double') {
+    throw new LocusError(`--precision must be 'single' or 'double' (got '${String(p)}')`);
+  }
+  return p;
+}
+
+/** Bytes per element: 4 for single precision, 8 for double. */
+export function elementBytes(precision: 'single' | 'double'): number {
+  return precision === 'double' ? 8 : 4;
+}
+
+/** Largest tile edge accepted by the generators (a 65536^2 double tile is already 32 GiB). */
+export const MAX_TILE_SIZE = 65536;
+
+/** Formats a byte count as "14.06 MiB" or "2.10 GiB". */
+export function formatBytes(bytes: number): string {
+  const MiB = 1024 * 1024;
+  if (bytes < MiB) return `${(bytes / 1024).toFixed(2)} KiB`;
+  if (bytes < 1024 * MiB) return `${(bytes / MiB).toFixed(2)} MiB`;
+  return `${(bytes / (1024 * MiB)).toFixed(2)} GiB`;
+}
+
+/** Formats a flop count as "7.08 GFlop" / "2.83 TFlop". */
+export function formatFlops(flops: number): string {
+  if (flops >= 1e12) return `${(flops / 1e12).toFixed(2)} TFlop`;
+  if (flops >= 1e9) return `${(flops / 1e9).toFixed(2)} GFlop`;
+  return `${(flops / 1e6).toFixed(2)} MFlop`;
+}
+
+/** Total bytes of the handles that at least one task reads (R or RW). */
+export function readWorkingSet(graph: TaskGraph): number {
+  const read = new Uint8Array(graph.handleCount);
+  const n = graph.accessHandle.length;
+  const handles = graph.accessHandle.data;
+  const modes = graph.accessMode.data;
+  for (let a = 0; a < n; a++) if (modes[a]! & AccessMode.R) read[handles[a]!] = 1;
+  let bytes = 0;
+  const sizes = graph.handleSize.data;
+  for (let h = 0; h < read.length; h++) if (read[h]) bytes += sizes[h]!;
+  return bytes;
+}
+
+/** Sum of the flops of all tasks. */
+export function sumFlops(graph: TaskGraph): number {
+  let flops = 0;
+  const data = graph.taskFlops.data;
+  for (let t = 0; t < graph.taskCount; t++) flops += data[t]!;
+  return flops;
+}
+
+/**
+ * Assembles a Workload: computes its working set and flops and appends them and the task
+ * count to `description` to form the one-line summary.
+ */
+export function finishWorkload(
+  name: string,
+  graph: TaskGraph,
+  description: string,
+  params: Workload['params'],
+): Workload {
+  const workingSetBytes = readWorkingSet(graph);
+  const totalFlops = sumFlops(graph);
+  const summary = `${name} ${description}: ${graph.taskCount} tasks, ${formatBytes(workingSetBytes)}, ${formatFlops(totalFlops)}`;
+  return { name, graph, summary, workingSetBytes, totalFlops, params };
+}

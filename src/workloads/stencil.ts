@@ -1,0 +1,125 @@
+/**
+ * Seed 001's 3-D stencil (section V.B.1): a X x Y x Z grid (default 256 x 256 x 4096) split
+ * into `tiles` blocks along z (default 64) and iterated. Blocks exchange only their boundary
+ * planes, through small halo handles, so a block's data never has to follow its neighbours:
+ *
+ * - block[b]: the planes of block b (X * Y * depth_b elements), updated in place (RW);
+ * - halo[b].top[p] / halo[b].bottom[p]: a copy of block b's highest / lowest plane (X * Y
+ *   elements), read by block b+1 / b-1; double-buffered by iteration parity p as in StarPU's
+ *   stencil example, so writing the halos of iteration t never waits for readers of t-1.
+ *
+ * Iteration t submits, for every block, STENCIL(b,t) (block[b] RW, halo[b-1].top[t%2] R,
+ * halo[b+1].bottom[t%2] R), then, except after the last iteration, for every block
+ * HALO(b,t) (block[b] R, halo[b].top[(t+1)%2] W, halo[b].bottom[(t+1)%2] W). So STENCIL(b,t+1)
+ * depends on STENCIL(b,t) and HALO(b,t) through its own block, and on its neighbours only
+ * through HALO(b-1,t) and HALO(b+1,t). The halos read at iteration 0 are registered data
+ * holding the initial boundary planes.
+ *
+ * WorkloadParams has no grid dimensions, so the stencil reads tileSize as X = Y (the edge of
+ * a square xy plane) and inner as Z (the number of planes).
+ */
+import { TaskGraph } from '../core/graph.ts';
+import { AccessMode, LocusError } from '../core/types.ts';
+import { CPU_GPU, elementBytes, finishWorkload, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
+
+/** Defaults of seed 001: a 256 x 256 x 4096 single-precision grid, 64 blocks along z, 10 iterations. */
+export const STENCIL_DEFAULTS = {
+  tiles: 64,
+  tileSize: 256,
+  inner: 4096,
+  iterations: 10,
+  precision: 'single',
+} as const;
+
+/**
+ * Flops per grid point of one update: a 7-point stencil a*c + b*(sum of the 6 neighbours),
+ * 6 additions and 2 multiplications.
+ */
+export const STENCIL_FLOPS_PER_POINT = 8;
+
+/** Largest number of tasks the stencil generator builds (iterations x blocks x 2). */
+const MAX_TASKS = 20_000_000;
+
+/** Builds the blocked, iterated 3-D stencil of seed 001. */
+export function stencil(params: WorkloadParams = {}): Workload {
+  const blocks = intParam('--tiles', params.tiles, STENCIL_DEFAULTS.tiles, 1, 1_000_000);
+  const xy = intParam('--tile-size', params.tileSize, STENCIL_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
+  const z = intParam('--inner', params.inner, STENCIL_DEFAULTS.inner, 1, 1 << 24);
+  const iterations = intParam('--iterations', params.iterations, STENCIL_DEFAULTS.iterations, 1, 1_000_000);
+  const precision = precisionParam(params.precision);
+  if (blocks > z) {
+    throw new LocusError(
+      `--tiles must be at most the grid depth --inner (got ${blocks} blocks for ${z} planes)`,
+    );
+  }
+  if (2 * blocks * iterations > MAX_TASKS) {
+    throw new LocusError(
+      `--tiles x --iterations must be at most ${MAX_TASKS / 2} (got ${blocks} x ${iterations})`,
+    );
+  }
+  const elem = elementBytes(precision);
+  const planePoints = xy * xy;
+
+  const graph = new TaskGraph();
+  const update = graph.addCodelet({ name: 'stencil', kinds: CPU_GPU });
+  const copy = graph.addCodelet({ name: 'halo', kinds: CPU_GPU });
+
+  // Blocks: depth z / blocks planes, the first z % blocks blocks one plane deeper.
+  const depth = new Int32Array(blocks);
+  const block = new Int32Array(blocks);
+  const base = Math.floor(z / blocks);
+  for (let b = 0; b < blocks; b++) {
+    depth[b] = base + (b < z % blocks ? 1 : 0);
+    block[b] = graph.addHandle(planePoints * depth[b]! * elem, { name: `block[${b}]` });
+  }
+  // Halos, two buffers each: top of blocks 0..B-2, bottom of blocks 1..B-1 (-1: none).
+  const top = new Int32Array(2 * blocks).fill(-1);
+  const bottom = new Int32Array(2 * blocks).fill(-1);
+  const planeBytes = planePoints * elem;
+  for (let b = 0; b < blocks; b++) {
+    for (let p = 0; p < 2; p++) {
+      if (b < blocks - 1) top[2 * b + p] = graph.addHandle(planeBytes, { name: `halo[${b}].top[${p}]` });
+      if (b > 0) bottom[2 * b + p] = graph.addHandle(planeBytes, { name: `halo[${b}].bottom[${p}]` });
+    }
+  }
+
+  const accesses: [number, AccessMode][] = [];
+  for (let t = 0; t < iterations; t++) {
+    const p = t % 2;
+    for (let b = 0; b < blocks; b++) {
+      accesses.length = 0;
+      if (b > 0) accesses.push([top[2 * (b - 1) + p]!, AccessMode.R]);
+      accesses.push([block[b]!, AccessMode.RW]);
+      if (b < blocks - 1) accesses.push([bottom[2 * (b + 1) + p]!, AccessMode.R]);
+      graph.submit(update, accesses, {
+        flops: STENCIL_FLOPS_PER_POINT * planePoints * depth[b]!,
+        name: `STENCIL(${b},${t})`,
+      });
+    }
+    if (t === iterations - 1 || blocks === 1) continue;
+    const q = 1 - p;
+    for (let b = 0; b < blocks; b++) {
+      accesses.length = 0;
+      accesses.push([block[b]!, AccessMode.R]);
+      if (b > 0) accesses.push([bottom[2 * b + q]!, AccessMode.W]);
+      if (b < blocks - 1) accesses.push([top[2 * b + q]!, AccessMode.W]);
+      // A plane copy: one "flop" per element copied, so that it costs something small.
+      graph.submit(copy, accesses, { flops: planePoints * (accesses.length - 1), name: `HALO(${b},${t})` });
+    }
+  }
+  return finishWorkload(
+    'stencil',
+    graph,
+    `${xy}x${xy}x${z} grid, ${blocks} blocks along z, ${iterations} iterations, ${precision}`,
+    { tiles: blocks, tileSize: xy, inner: z, iterations, precision },
+  );
+}
+
+/** The 3-D stencil generator (seed 001). */
+export const stencilGenerator: WorkloadGenerator = {
+  name: 'stencil',
+  description:
+    "seed 001's iterated 3-D stencil: blocks along z exchanging boundary planes through halo handles",
+  generate: stencil,
+};
