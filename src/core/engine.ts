@@ -76,8 +76,11 @@ export interface EngineObserver {
   taskFinished?(task: number, worker: number, now: number): void;
   /** Transfer `id` starts (read its details from the engine's transfer tables). */
   transferStarted?(id: number, now: number): void;
-  /** Transfer `id` finished. */
-  transferFinished?(id: number, now: number): void;
+  /**
+   * Transfer `id` finished; `applied` is false when its content went stale in flight (a
+   * writer started meanwhile) and was dropped.
+   */
+  transferFinished?(id: number, now: number, applied: boolean): void;
   /** A replica of `handle` was allocated on `node`. */
   replicaAllocated?(handle: number, node: number, now: number): void;
   /** The replica of `handle` on `node` was freed. */
@@ -317,7 +320,7 @@ export class Engine implements SchedContext, EvictionContext {
     const dstSlot = h * nn + dst;
     const current = this.trVersion.data[id] === this.version[h];
     this.inFlight--;
-    for (const o of this.observers) o.transferFinished?.(id, now);
+    for (const o of this.observers) o.transferFinished?.(id, now, current);
     if (kind === TransferKind.WRITEBACK || kind === TransferKind.FLUSH || kind === TransferKind.STAGE) {
       this.rflags[srcSlot]! &= ~F_WRITEBACK;
       if (kind === TransferKind.WRITEBACK) this.freeing[src]! -= this.graph.handleSize.data[h]!;
@@ -327,7 +330,9 @@ export class Engine implements SchedContext, EvictionContext {
     if (evicting) this.rflags[srcSlot]! &= ~F_EVICTING;
     if (current) {
       this.rstate[dstSlot] = Replica.SHARED;
-      if (this.rstate[srcSlot] === Replica.MODIFIED) this.rstate[srcSlot] = Replica.SHARED;
+      // A modified source stays the owner (home is still stale) unless it was copied home.
+      if (dst === this.home && this.rstate[srcSlot] === Replica.MODIFIED)
+        this.rstate[srcSlot] = Replica.SHARED;
       if (dst !== this.home) this.scheduler.dataLoaded?.(h, dst);
       this.unpin(srcSlot, 'evict');
       if (evicting && this.rrefs[srcSlot] === 0 && this.ralloc[srcSlot] === 1)
@@ -336,7 +341,9 @@ export class Engine implements SchedContext, EvictionContext {
     } else {
       // The content went stale in flight (a writer started elsewhere meanwhile).
       this.unpin(srcSlot, 'evict');
-      if (this.waitHead[dstSlot]! >= 0) {
+      if (this.rstate[dstSlot] !== Replica.LOADING) {
+        // A writer took the slot over meanwhile (a write-only access at home): leave it.
+      } else if (this.waitHead[dstSlot]! >= 0) {
         this.rstate[dstSlot] = Replica.LOADING; // someone needs the new version: fetch it
         this.fetch(h, dst, TransferKind.FETCH);
       } else if (dst === this.home) {
@@ -684,6 +691,11 @@ export class Engine implements SchedContext, EvictionContext {
     if (this.running[w]! >= 0 || this.pipeLen[w] === 0) return;
     const task = this.pipe[w * this.maxDepth + this.pipeHead[w]!]!;
     if (this.waitCount[task]! > 0) return;
+    this.taskState[task] = TASK_RUNNING;
+    this.running[w] = task;
+    this.emit(Cmd.RUN, task, w);
+    for (const o of this.observers) o.taskStarted?.(task, w, this.nowS);
+    // Written handles: this replica becomes the owner, every other copy is invalidated.
     const g = this.graph;
     const n = this.workerNode[w]!;
     const nn = this.nNodes;
@@ -702,10 +714,6 @@ export class Engine implements SchedContext, EvictionContext {
         if (m !== this.home && this.rrefs[slot] === 0) this.freeReplica(h, m, 'invalidate');
       }
     }
-    this.taskState[task] = TASK_RUNNING;
-    this.running[w] = task;
-    this.emit(Cmd.RUN, task, w);
-    for (const o of this.observers) o.taskStarted?.(task, w, this.nowS);
     this.scheduler.taskStarted?.(task, w);
   }
 
@@ -759,7 +767,10 @@ export class Engine implements SchedContext, EvictionContext {
         );
       }
       const slot = v * this.nNodes + n;
-      if (this.rstate[slot] === Replica.MODIFIED) {
+      if (this.rstate[v * this.nNodes + this.home] === Replica.ALLOCATED) {
+        // A ready task will overwrite the home copy (write-only access): the value is dead.
+        this.freeReplica(v, n, 'evict');
+      } else if (this.rstate[slot] === Replica.MODIFIED) {
         this.rflags[slot]! |= F_WRITEBACK | F_EVICTING;
         this.freeing[n]! += this.graph.handleSize.data[v]!;
         this.issue(v, n, this.home, TransferKind.WRITEBACK);

@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { TransferKind } from '../src/core/engine.ts';
+import { TaskGraph } from '../src/core/graph.ts';
+import { AccessMode, LocusError } from '../src/core/types.ts';
+import { generateWorkload } from '../src/workloads/index.ts';
+import { testPlatform } from './helpers/platforms.ts';
+import { checkedRun, FixedScheduler } from './helpers/run.ts';
+
+const { R, W, RW } = AccessMode;
+
+function kinds(engine: ReturnType<typeof checkedRun>['engine']): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < engine.trHandle.length; i++) {
+    out.push(
+      `${engine.trHandle.data[i]}:${engine.trSrc.data[i]}->${engine.trDst.data[i]}:${engine.trKind.data[i]}`,
+    );
+  }
+  return out;
+}
+
+describe('engine: exact counts on hand-checkable cases', () => {
+  // matmul2d 2 x 2 on one GPU whose memory holds two input blocks and one C block. EAGER
+  // pops T00, T01, T10, T11 (row-major). With LRU, by hand:
+  //   T00: load A0, B0                                  (loads 2)
+  //   T01: A0 hit; B1 needs room: A0 is pinned, evict B0; load B1       (3, evictions 1)
+  //   T10: A1: LRU order is A0 (used before B1), B1 -> evict A0, load A1 (4, 2)
+  //        B0: A1 pinned -> evict B1, load B0                           (5, 3)
+  //   T11: A1 hit; B1: evict B0, load B1                                (6, 4)
+  // With a pipeline of 2 the next task's requests wait behind the running one's pins and
+  // the same victims come out, so the counts are the same.
+  for (const depth of [1, 2]) {
+    test(`matmul2d 2x2, eager + LRU, GPU for 2 blocks, pipeline ${depth}: 6 loads, 4 evictions`, () => {
+      const wl = generateWorkload('matmul2d', { tiles: 2 });
+      const block = 960 * 3840 * 4;
+      const cblock = 960 * 960 * 4;
+      const platform = testPlatform({ gpus: 1, gpuCapacity: 2 * block + cblock });
+      const { checker, stats } = checkedRun(wl.graph, platform, { sched: 'eager', gpuPipeline: depth });
+      assert.deepEqual(checker.violations, []);
+      assert.equal(stats.loads[1], 6);
+      assert.equal(stats.evictions[1], 4);
+      assert.equal(stats.bytesToDevices, 6 * block);
+      assert.equal(stats.bytesFromDevices, 0, 'C blocks are discarded, nothing is written back');
+      assert.equal(stats.discardedBytes, 4 * cblock);
+    });
+  }
+
+  test('with room for everything, every block is loaded exactly once', () => {
+    const wl = generateWorkload('matmul2d', { tiles: 4 });
+    const platform = testPlatform({ gpus: 1, gpuCapacity: 1e12 });
+    const { checker, stats } = checkedRun(wl.graph, platform);
+    assert.deepEqual(checker.violations, []);
+    assert.equal(stats.loads[1], 8);
+    assert.equal(stats.evictions[1], 0);
+  });
+});
+
+describe('engine: coherence', () => {
+  function writeThenRead() {
+    const g = new TaskGraph();
+    const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
+    const h = g.addHandle(1000);
+    g.submit(c, [[h, RW]], { flops: 1e6 }); // on gpu0
+    g.submit(c, [[h, R]], { flops: 1e6 }); // on gpu1
+    return g;
+  }
+
+  test('a read after a write on another GPU goes through host memory without peer-to-peer', () => {
+    const platform = testPlatform({ gpus: 2, gpuCapacity: 1e6, p2p: false });
+    const { checker, engine } = checkedRun(writeThenRead(), platform, {
+      sched: new FixedScheduler((t) => t),
+    });
+    assert.deepEqual(checker.violations, []);
+    assert.deepEqual(kinds(engine), [
+      `0:0->1:${TransferKind.FETCH}`,
+      `0:1->0:${TransferKind.STAGE}`,
+      `0:0->2:${TransferKind.FETCH}`,
+    ]);
+  });
+
+  test('a read after a write on another GPU copies peer-to-peer when it can, then flushes home', () => {
+    const platform = testPlatform({ gpus: 2, gpuCapacity: 1e6, p2p: true });
+    const { checker, engine } = checkedRun(writeThenRead(), platform, {
+      sched: new FixedScheduler((t) => t),
+    });
+    assert.deepEqual(checker.violations, []);
+    assert.deepEqual(kinds(engine), [
+      `0:0->1:${TransferKind.FETCH}`,
+      `0:1->2:${TransferKind.FETCH}`,
+      `0:1->0:${TransferKind.FLUSH}`,
+    ]);
+  });
+
+  test('the only valid copy is written back before it is evicted', () => {
+    const g = new TaskGraph();
+    const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
+    const a = g.addHandle(1000);
+    const b = g.addHandle(1000);
+    g.submit(c, [[a, RW]], { flops: 1e6 });
+    g.submit(c, [[b, RW]], { flops: 1e6 }); // needs a's room: a must go home first
+    g.submit(c, [[a, R]], { flops: 1e6 });
+    const platform = testPlatform({ gpus: 1, gpuCapacity: 1000 });
+    const { checker, engine, stats } = checkedRun(g, platform);
+    assert.deepEqual(checker.violations, []);
+    assert.ok(kinds(engine).includes(`0:1->0:${TransferKind.WRITEBACK}`));
+    assert.equal(stats.writebacks[1], 2, 'a written back on eviction, b at the end');
+  });
+
+  test('write-only accesses allocate without loading', () => {
+    const g = new TaskGraph();
+    const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
+    const h = g.addHandle(1000);
+    g.submit(c, [[h, W]], { flops: 1e6 });
+    const { checker, stats } = checkedRun(g, testPlatform({ gpus: 1, gpuCapacity: 1000 }));
+    assert.deepEqual(checker.violations, []);
+    assert.equal(stats.bytesToDevices, 0);
+    assert.equal(stats.bytesFromDevices, 1000);
+  });
+
+  test('CPU workers read data last written on a GPU', () => {
+    const g = new TaskGraph();
+    const gpuOnly = g.addCodelet({ name: 'g', kinds: ['gpu'] });
+    const cpuOnly = g.addCodelet({ name: 'c', kinds: ['cpu'] });
+    const h = g.addHandle(1000);
+    g.submit(gpuOnly, [[h, RW]], { flops: 1e6 });
+    g.submit(cpuOnly, [[h, RW]], { flops: 1e6 });
+    g.submit(gpuOnly, [[h, R]], { flops: 1e6 });
+    const { checker } = checkedRun(g, testPlatform({ gpus: 1, gpuCapacity: 1000, cpus: 1 }));
+    assert.deepEqual(checker.violations, []);
+    assert.ok(checker.finished);
+  });
+});
+
+describe('engine: bad input', () => {
+  test('a task that fits in no memory is a LocusError naming it', () => {
+    const g = new TaskGraph();
+    const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
+    const h = g.addHandle(5000, { name: 'big' });
+    g.submit(c, [[h, R]], { name: 'T' });
+    assert.throws(
+      () => checkedRun(g, testPlatform({ gpus: 1, gpuCapacity: 1000 })),
+      (e: unknown) => e instanceof LocusError && /T \(#0\) needs 4\.88 KiB.*holds 1000 B/.test(e.message),
+    );
+  });
+
+  test('a codelet without a worker of its kind is a LocusError', () => {
+    const g = new TaskGraph();
+    const c = g.addCodelet({ name: 'k', kinds: ['cpu'] });
+    g.submit(c, [[g.addHandle(10), R]]);
+    assert.throws(
+      () => checkedRun(g, testPlatform({ gpus: 1, gpuCapacity: 1000 })),
+      (e: unknown) => e instanceof LocusError && /no such worker/.test(e.message),
+    );
+  });
+
+  test('a cycle of explicit dependencies is a LocusError', () => {
+    const g = new TaskGraph();
+    const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
+    g.submit(c, []);
+    g.submit(c, []);
+    g.addDependency(1, 0);
+    g.addDependency(0, 1);
+    assert.throws(
+      () => checkedRun(g, testPlatform({ gpus: 1, gpuCapacity: 1000 })),
+      (e: unknown) => e instanceof LocusError && /cycle/.test(e.message),
+    );
+  });
+
+  test('an empty graph finishes at time 0', () => {
+    const g = new TaskGraph();
+    const { checker, result } = checkedRun(g, testPlatform({ gpus: 1, gpuCapacity: 1000 }));
+    assert.ok(checker.finished);
+    assert.equal(result.makespanS, 0);
+  });
+});

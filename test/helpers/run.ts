@@ -1,0 +1,55 @@
+/** Runs a graph on a test platform under the simulator with the invariant checker attached. */
+import type { TaskGraph } from '../../src/core/graph.ts';
+import { PlatformModel } from '../../src/core/model.ts';
+import type { Platform } from '../../src/core/platform.ts';
+import type { SchedContext, Scheduler } from '../../src/core/policy.ts';
+import { createEviction } from '../../src/evict/index.ts';
+import { createScheduler } from '../../src/sched/index.ts';
+import { Simulator } from '../../src/sim/simulator.ts';
+import { RunStats } from '../../src/trace/stats.ts';
+import { InvariantChecker } from './checker.ts';
+
+/** A scheduler that runs each task on the worker a table names, in ready order. */
+export class FixedScheduler implements Scheduler {
+  readonly name = 'fixed';
+  private queues: number[][] = [];
+  constructor(private readonly placement: (task: number) => number) {}
+  init(ctx: SchedContext): void {
+    this.queues = ctx.platform.workers.map(() => []);
+  }
+  push(task: number): void {
+    this.queues[this.placement(task)]!.push(task);
+  }
+  pop(worker: number): number {
+    return this.queues[worker]!.shift() ?? -1;
+  }
+}
+
+/** Options of a checked simulated run. */
+export interface CheckedRunOptions {
+  sched?: string | Scheduler;
+  eviction?: string;
+  seed?: number;
+  gpuPipeline?: number;
+  cpuPipeline?: number;
+}
+
+/** Simulates and returns the checker, the statistics and the timing. */
+export function checkedRun(graph: TaskGraph, platform: Platform, o: CheckedRunOptions = {}) {
+  const scheduler = typeof o.sched === 'object' ? o.sched : createScheduler(o.sched ?? 'eager');
+  const sim = new Simulator({
+    graph,
+    platform,
+    scheduler,
+    eviction: createEviction(o.eviction ?? 'lru'),
+    model: new PlatformModel(platform, graph),
+    seed: o.seed ?? 1,
+    gpuPipeline: o.gpuPipeline,
+    cpuPipeline: o.cpuPipeline,
+  });
+  const checker = new InvariantChecker(sim.engine);
+  const stats = new RunStats(sim.engine);
+  sim.engine.observe(checker).observe(stats);
+  const result = sim.run();
+  return { checker, stats, result, engine: sim.engine };
+}
