@@ -42,7 +42,7 @@ function buildGraph({
   explicit,
 }: {
   sizes: number[];
-  tasks: { accesses: [number, number][]; kinds: string[]; flops: number; priority: number }[];
+  tasks: { accesses: [number, number][]; kinds: readonly string[]; flops: number; priority: number }[];
   explicit: [number, number][];
 }) {
   const g = new TaskGraph();

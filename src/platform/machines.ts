@@ -21,7 +21,10 @@ function preset(description: string, figures: readonly Figure[], build: Preset['
 }
 
 /** A link's figures from two Figures. */
-const link = (bandwidth: Figure, latency: Figure): LinkFigures => ({ bandwidth: bandwidth.value, latency: latency.value });
+const link = (bandwidth: Figure, latency: Figure): LinkFigures => ({
+  bandwidth: bandwidth.value,
+  latency: latency.value,
+});
 
 // ---------------------------------------------------------------------------------------------
 // v100x2: seed 000's node, 8 Tesla V100 SXM2 32 GB with NVLink, of which the runs used 2.
@@ -47,25 +50,53 @@ const V100 = {
   toGpuBw: fig('RAM -> GPU bandwidth', '10.9GB/s', 'seed 000'),
   toRamBw: fig('GPU -> RAM bandwidth', '12.4GB/s', 'seed 000'),
   hostLatency: fig('RAM <-> GPU latency', '10us', 'seed 000'),
-  hostBus: fig('shared host link (every host transfer)', '12.38GB/s', 'seed 000: one 12.38 GB/s link shared by all GPUs'),
-  hostBusLatency: fig('shared host link latency', '0us', 'assumed: the 10 us per-GPU latency already counts it'),
-  nv2: fig('GPU <-> GPU NV2 pairs', '47.7GB/s', 'assumed: DGX-1V hybrid cube-mesh NVLink topology, double link'),
-  nv1: fig('GPU <-> GPU NV1 pairs', '24GB/s', 'assumed: DGX-1V hybrid cube-mesh NVLink topology, single link'),
+  hostBus: fig(
+    'shared host link (every host transfer)',
+    '12.38GB/s',
+    'seed 000: one 12.38 GB/s link shared by all GPUs',
+  ),
+  hostBusLatency: fig(
+    'shared host link latency',
+    '0us',
+    'assumed: the 10 us per-GPU latency already counts it',
+  ),
+  nv2: fig(
+    'GPU <-> GPU NV2 pairs',
+    '47.7GB/s',
+    'assumed: DGX-1V hybrid cube-mesh NVLink topology, double link',
+  ),
+  nv1: fig(
+    'GPU <-> GPU NV1 pairs',
+    '24GB/s',
+    'assumed: DGX-1V hybrid cube-mesh NVLink topology, single link',
+  ),
   pcie: fig('GPU <-> GPU other pairs', '10.2GB/s', 'assumed: DGX-1V pairs without NVLink copy through PCIe'),
   peerLatency: fig('GPU <-> GPU latency', '10us', 'assumed: same as host transfers'),
-  gemm: fig('GPU gemm', '12.64TFlop/s', 'seed 000 / NOTES: SGEMM 960x960x3840 = 7.08 GFlop in about 560 us on one V100'),
-  potrf: fig('GPU potrf', '14.1GFlop/s', "StarPU's sampled V100 model: POTRF of a 960 tile (n^3/3 flop) in 20.9 ms"),
-  trsm: fig('GPU trsm', '1.36TFlop/s', "StarPU's sampled V100 model: TRSM of a 960 tile (n^3 flop) in 0.65 ms"),
+  gemm: fig(
+    'GPU gemm',
+    '12.64TFlop/s',
+    'seed 000 / NOTES: SGEMM 960x960x3840 = 7.08 GFlop in about 560 us on one V100',
+  ),
+  potrf: fig(
+    'GPU potrf',
+    '14.1GFlop/s',
+    "StarPU's sampled V100 model: POTRF of a 960 tile (n^3/3 flop) in 20.9 ms",
+  ),
+  trsm: fig(
+    'GPU trsm',
+    '1.36TFlop/s',
+    "StarPU's sampled V100 model: TRSM of a 960 tile (n^3 flop) in 0.65 ms",
+  ),
   syrk: fig(
     'GPU syrk',
     '6.3TFlop/s',
-    "assumed: half of gemm's rate; SYRK does half of GEMM's flop on a tile but only updates a triangle, " +
-      "so it runs in about GEMM's 0.15 ms (StarPU's V100 model) with half the useful work",
+    "assumed: half of gemm's rate; SYRK does n^3 flop on a 960 tile, half of GEMM's, in about GEMM's time " +
+      "(0.15 ms in StarPU's V100 model): cuBLAS runs it as GEMM-like blocks over a triangle",
   ),
   getrf: fig(
     'GPU getrf',
     '14.1GFlop/s',
-    "assumed: potrf's rate; both are latency-bound panel factorisations of one tile (getrf's pivoting costs more, its 2n^3/3 flop make up for it)",
+    "assumed: potrf's rate; both are latency-bound factorisations of one tile, so getrf (2n^3/3 flop) takes about twice potrf's 20.9 ms",
   ),
   gpuRate: fig('GPU other codelets', '12.6TFlop/s', "seed 000: about gemm's rate"),
   cores: fig('CPU cores', 40, 'assumed: 2 x 20-core Xeon Skylake-SP, not given by the seed'),
@@ -84,11 +115,8 @@ const v100x2 = preset(
     `by default (cpus adds Skylake-SP cores). ${gpuMemNote(parseSize(V100.physicalMem.value))}`,
   Object.values(V100),
   (opts) => {
-    const o = checkOptions(
-      'v100x2',
-      { gpus: 8, defaultGpus: 2, cores: 40, defaultCpus: () => 0 }, // V100.gpus, V100.defaultGpus, V100.cores
-      opts,
-    );
+    const limits = { gpus: +V100.gpus.value, defaultGpus: +V100.defaultGpus.value, cores: +V100.cores.value };
+    const o = checkOptions('v100x2', { ...limits, defaultCpus: () => +V100.defaultCpus.value }, opts);
     const peer = (i: number, j: number) => {
       const t = DGX1V_NVLINK[i]!;
       const bw = t.nv2.includes(j) ? V100.nv2 : t.nv1.includes(j) ? V100.nv1 : V100.pcie;
@@ -129,15 +157,27 @@ const GT200 = {
     '375GFlop/s',
     "assumed: GT200 SGEMM achieves about 375 GFlop/s (DGEMM about 75, peak 78); single because the seed's LU and stencil runs are",
   ),
-  pcie: fig('RAM <-> GPU bandwidth (each direction)', '5.5GB/s', 'assumed: PCIe 2.0 x16, typical CUDA 3.0 pinned transfers'),
+  pcie: fig(
+    'RAM <-> GPU bandwidth (each direction)',
+    '5.5GB/s',
+    'assumed: PCIe 2.0 x16, typical CUDA 3.0 pinned transfers',
+  ),
   latency: fig('RAM <-> GPU latency', '15us', 'assumed: typical CUDA 3.0 transfer latency'),
-  peer: fig('GPU <-> GPU copies', 'none', 'seed 001: CUDA 3.0, no peer copies; StarPU chains requests through host'),
+  peer: fig(
+    'GPU <-> GPU copies',
+    'none',
+    'seed 001: CUDA 3.0, no peer copies; StarPU chains requests through host',
+  ),
 };
 
 const HANNIBAL = {
   gpus: fig('GPUs', 3, 'seed 001: 3 NVIDIA Quadro FX5800'),
   cores: fig('CPU cores', 8, 'seed 001: two quad-core Nehalem X5550 at 2.67 GHz'),
-  defaultCpus: fig('CPU workers by default', '8 - gpus', 'seed 001: StarPU dedicates one core to drive each GPU'),
+  defaultCpus: fig(
+    'CPU workers by default',
+    '8 - gpus',
+    'seed 001: StarPU dedicates one core to drive each GPU',
+  ),
   ram: fig('RAM', '48GiB', 'seed 001'),
   cpuRate: fig(
     'CPU rate per core (single precision)',
@@ -155,7 +195,12 @@ const hannibal = preset(
     `single-precision rates. ${gpuMemNote(parseSize(GT200.mem.value))}`,
   Object.values(HANNIBAL),
   (opts) => {
-    const o = checkOptions('hannibal', { gpus: 3, defaultGpus: 3, cores: 8, defaultCpus: (g) => 8 - g }, opts);
+    const [gpus, cores] = [+HANNIBAL.gpus.value, +HANNIBAL.cores.value];
+    const o = checkOptions(
+      'hannibal',
+      { gpus, defaultGpus: gpus, cores, defaultCpus: (g) => cores - g },
+      opts,
+    );
     return compilePreset(
       gpuMachine({
         name: 'hannibal',
@@ -201,7 +246,9 @@ const acNode = preset(
     `CPU workers by default. ${gpuMemNote(parseSize(GT200.mem.value))}`,
   Object.values(AC),
   (opts) => {
-    const o = checkOptions('ac-node', { gpus: 4, defaultGpus: 4, cores: 4, defaultCpus: (g) => Math.max(0, 4 - g) }, opts);
+    const [gpus, cores] = [+AC.gpus.value, +AC.cores.value];
+    const defaultCpus = (g: number) => Math.max(0, cores - g);
+    const o = checkOptions('ac-node', { gpus, defaultGpus: gpus, cores, defaultCpus }, opts);
     return compilePreset(
       gpuMachine({
         name: 'ac-node',
@@ -223,7 +270,11 @@ const acNode = preset(
 // Fermi GPUs (tsl's Tesla S2050, cpu+gpu's M2070), double precision.
 
 const FERMI = {
-  rate: fig('GPU rate, gemm and others (double)', '300GFlop/s', 'assumed: achieved DGEMM (M2050/M2070 peak 515 DP)'),
+  rate: fig(
+    'GPU rate, gemm and others (double)',
+    '300GFlop/s',
+    'assumed: achieved DGEMM (M2050/M2070 peak 515 DP)',
+  ),
   panel: fig('GPU getrf and potrf', '30GFlop/s', 'assumed: panel factorisations on the GPU are much slower'),
   trsm: fig('GPU trsm', '150GFlop/s', "assumed: about half of gemm's rate"),
   pcie: fig('RAM <-> GPU bandwidth (each direction)', '5.7GB/s', 'assumed: PCIe 2.0 x16 pinned transfers'),
@@ -234,9 +285,17 @@ const TSL = {
   gpus: fig('GPUs', 4, 'seed 002: a Tesla S2050 (4 Fermi GPUs)'),
   mem: fig('GPU memory', '3GiB', 'seed 002 / NVIDIA spec: 3 GB per S2050 GPU'),
   cores: fig('CPU cores', 8, 'seed 002: two quad-core Xeon E5440 at 2.83 GHz'),
-  defaultCpus: fig('CPU workers by default', '8 - gpus', "seed 002: SuperMatrix dedicates a core to each GPU's control thread"),
+  defaultCpus: fig(
+    'CPU workers by default',
+    '8 - gpus',
+    "seed 002: SuperMatrix dedicates a core to each GPU's control thread",
+  ),
   ram: fig('RAM', '16GiB', 'seed 002'),
-  cpuRate: fig('CPU rate per core (double)', '11.3GFlop/s', 'Intel E5440 spec: 2.83 GHz x 4 double-precision flop/cycle'),
+  cpuRate: fig(
+    'CPU rate per core (double)',
+    '11.3GFlop/s',
+    'Intel E5440 spec: 2.83 GHz x 4 double-precision flop/cycle',
+  ),
   pairBus: fig(
     'host link per pair of GPUs',
     '5.7GB/s',
@@ -253,7 +312,8 @@ const tsl = preset(
     `workers by default; double-precision rates. ${gpuMemNote(parseSize(TSL.mem.value))}`,
   Object.values(TSL),
   (opts) => {
-    const o = checkOptions('tsl', { gpus: 4, defaultGpus: 4, cores: 8, defaultCpus: (g) => 8 - g }, opts);
+    const [gpus, cores] = [+TSL.gpus.value, +TSL.cores.value];
+    const o = checkOptions('tsl', { gpus, defaultGpus: gpus, cores, defaultCpus: (g) => cores - g }, opts);
     return compilePreset(
       gpuMachine({
         name: 'tsl',
@@ -276,9 +336,17 @@ const MIRAGE = {
   gpus: fig('GPUs', 3, 'assumed: a mirage-like node with 3 Tesla M2070'),
   mem: fig('GPU memory', '6GiB', 'NVIDIA Tesla M2070 spec'),
   cores: fig('CPU cores', 12, 'assumed: two 6-core Westmere X5650 at 2.66 GHz'),
-  defaultCpus: fig('CPU workers by default', '12 - gpus', 'assumed: one core drives each GPU, as StarPU does'),
+  defaultCpus: fig(
+    'CPU workers by default',
+    '12 - gpus',
+    'assumed: one core drives each GPU, as StarPU does',
+  ),
   ram: fig('RAM', '36GiB', "assumed: mirage nodes' memory"),
-  cpuRate: fig('CPU rate per core (double)', '10.6GFlop/s', 'Intel X5650 spec: 2.66 GHz x 4 double-precision flop/cycle'),
+  cpuRate: fig(
+    'CPU rate per core (double)',
+    '10.6GFlop/s',
+    'Intel X5650 spec: 2.66 GHz x 4 double-precision flop/cycle',
+  ),
   peer: fig('GPU <-> GPU copies', 'none', 'assumed: staged through host memory'),
   hostBus: fig('shared host link', 'none', 'assumed: each GPU has its own PCIe 2.0 x16 slot'),
   ...FERMI,
@@ -291,7 +359,12 @@ const cpuGpu = preset(
     gpuMemNote(parseSize(MIRAGE.mem.value)),
   Object.values(MIRAGE),
   (opts) => {
-    const o = checkOptions('cpu+gpu', { gpus: 3, defaultGpus: 3, cores: 12, defaultCpus: (g) => 12 - g }, opts);
+    const [gpus, cores] = [+MIRAGE.gpus.value, +MIRAGE.cores.value];
+    const o = checkOptions(
+      'cpu+gpu',
+      { gpus, defaultGpus: gpus, cores, defaultCpus: (g) => cores - g },
+      opts,
+    );
     return compilePreset(
       gpuMachine({
         name: 'cpu+gpu',

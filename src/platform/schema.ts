@@ -166,7 +166,15 @@ export function formatPath(path: readonly PropertyKey[]): string {
 }
 
 /** Clearer messages than zod's defaults for missing and unknown fields. */
-function issueMessage(iss: { code?: string; input?: unknown; expected?: unknown; keys?: string[] }) {
+function issueMessage(iss: {
+  code?: string;
+  input?: unknown;
+  expected?: unknown;
+  keys?: string[];
+  origin?: string;
+  minimum?: unknown;
+}) {
+  if (iss.code === 'too_small' && iss.origin === 'array') return `needs at least ${iss.minimum} entry`;
   if (iss.code === 'invalid_type' && iss.input === undefined) return `missing (expected ${iss.expected})`;
   if (iss.code === 'unrecognized_keys' && iss.keys) {
     return `unknown field${iss.keys.length > 1 ? 's' : ''} ${iss.keys.map((k) => `'${k}'`).join(', ')}`;
@@ -180,11 +188,15 @@ function issueMessage(iss: { code?: string; input?: unknown; expected?: unknown;
  * the file has none. Throws a one-line LocusError.
  */
 export function compilePlatform(data: unknown, source: string, defaultName = source): Platform {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw new LocusError(`${source}: a platform file holds one JSON object ({"memoryNodes": [...], ...})`);
+  }
   const result = platformFileSchema.safeParse(data, { error: issueMessage });
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const where = formatPath(issue.path);
-    const more = result.error.issues.length > 1 ? ` (and ${result.error.issues.length - 1} more errors)` : '';
+    const others = result.error.issues.length - 1;
+    const more = others > 0 ? ` (and ${others} more error${others > 1 ? 's' : ''})` : '';
     throw new LocusError(`${source}: ${where ? `${where}: ` : ''}${issue.message}${more}`);
   }
   return compileParsed(result.data, source, defaultName);

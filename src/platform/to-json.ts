@@ -5,8 +5,67 @@
  */
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
-import type { BusSpec, LinkSpec, PlatformFile } from './schema.ts';
+import type { BusSpec, LinkSpec, PlatformFile, WorkerSpec } from './schema.ts';
 import { exactBandwidth, exactDuration, exactRate, exactSize } from './units.ts';
+
+/**
+ * The workers of `p` as file entries; a run of identical workers named x0, x1, ... x{K-1}
+ * (K >= 2) becomes one entry with count K, which compiles back to the same workers.
+ */
+function workerSpecs(p: Platform): WorkerSpec[] {
+  const specs: WorkerSpec[] = [];
+  const key = (i: number) => {
+    const w = p.workers[i]!;
+    return JSON.stringify([w.kind, w.node, w.flops, w.codeletFlops]);
+  };
+  for (let i = 0; i < p.workers.length; ) {
+    const w = p.workers[i]!;
+    const base = w.name.endsWith('0') ? w.name.slice(0, -1) : undefined;
+    let k = 1;
+    while (
+      base !== undefined &&
+      i + k < p.workers.length &&
+      p.workers[i + k]!.name === `${base}${k}` &&
+      key(i + k) === key(i)
+    ) {
+      k++;
+    }
+    const codelets = Object.entries(w.codeletFlops);
+    specs.push({
+      name: k > 1 ? base! : w.name,
+      kind: w.kind,
+      memory: p.nodes[w.node]!.name,
+      rate: exactRate(w.flops),
+      ...(codelets.length
+        ? { codelets: Object.fromEntries(codelets.map(([c, r]) => [c, exactRate(r)])) }
+        : {}),
+      ...(k > 1 ? { count: k } : {}),
+    });
+    i += k;
+  }
+  return specs;
+}
+
+/** JSON on one line with a space after colons and commas: {"name": "ram", "kind": "host"}. */
+function oneLine(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(oneLine).join(', ')}]`;
+  if (v !== null && typeof v === 'object') {
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${oneLine(x)}`)
+      .join(', ')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** Writes a platform file with one top-level field per line and one array entry per line. */
+function writeFile(file: PlatformFile): string {
+  const fields = Object.entries(file).map(([k, v]) => {
+    const value =
+      Array.isArray(v) && v.length ? `[\n${v.map((x) => `    ${oneLine(x)}`).join(',\n')}\n  ]` : oneLine(v);
+    return `  ${JSON.stringify(k)}: ${value}`;
+  });
+  return `{\n${fields.join(',\n')}\n}\n`;
+}
 
 /** Whether link `bus` is a host bus: the last hop of every route to or from the host, of no other. */
 function isHostBus(p: Platform, bus: number): boolean {
@@ -96,22 +155,11 @@ export function platformToJson(p: Platform): string {
       kind: node.kind,
       capacity: node.capacity === Number.POSITIVE_INFINITY ? 'unlimited' : exactSize(node.capacity),
     })),
-    workers: p.workers.map((w) => {
-      const codelets = Object.entries(w.codeletFlops);
-      return {
-        name: w.name,
-        kind: w.kind,
-        memory: p.nodes[w.node]!.name,
-        rate: exactRate(w.flops),
-        ...(codelets.length
-          ? { codelets: Object.fromEntries(codelets.map(([c, r]) => [c, exactRate(r)])) }
-          : {}),
-      };
-    }),
+    workers: workerSpecs(p),
     links,
     ...(buses.length ? { buses } : {}),
     ...(hostBus >= 0 ? { hostBus: figures(hostBus) } : {}),
     peerToPeer,
   };
-  return `${JSON.stringify(file, null, 2)}\n`;
+  return writeFile(file);
 }
