@@ -541,27 +541,26 @@ export class Engine implements SchedContext, EvictionContext {
         );
       }
     }
-    const nw = p.workers.length;
-    const checked = new Map<string, boolean>();
+    // A task fits when some worker of a kind its codelet runs on has a memory that large:
+    // precompute, per codelet, the largest such memory, then check each task in O(1).
+    const largest = new Float64Array(g.codelets.length).fill(-1);
+    for (let c = 0; c < g.codelets.length; c++) {
+      p.workers.forEach((w, i) => {
+        if (this.codeletKinds[c]! & this.kindMask[i]!) largest[c] = Math.max(largest[c]!, this.capacity[w.node]!);
+      });
+    }
     for (let t = 0; t < this.taskTotal; t++) {
-      const key = `${g.taskCodelet.data[t]}:${this.footprint[t]}`;
-      if (checked.has(key)) continue;
-      let ok = false;
-      for (let w = 0; w < nw && !ok; w++) ok = this.canRun(t, w);
-      checked.set(key, ok);
-      if (!ok) {
-        const codelet = g.codelets[g.taskCodelet.data[t]!]!;
-        const able = p.workers.filter((w) => codelet.kinds.includes(w.kind));
-        if (able.length === 0) {
-          throw new LocusError(
-            `task ${g.taskLabel(t)} (codelet ${codelet.name}) runs on ${codelet.kinds.join('/')} but platform ${p.name} has no such worker: add one (e.g. --cpus 1) or pick another platform`,
-          );
-        }
-        const largest = Math.max(...able.map((w) => this.capacity[w.node]!));
+      const c = g.taskCodelet.data[t]!;
+      if (this.footprint[t]! <= largest[c]!) continue;
+      const codelet = g.codelets[c]!;
+      if (largest[c]! < 0) {
         throw new LocusError(
-          `task ${g.taskLabel(t)} needs ${fmtBytes(this.footprint[t]!)} of data at once but the largest memory of a worker able to run ${codelet.name} holds ${fmtBytes(largest)}: raise --gpu-mem or use smaller tiles`,
+          `task ${g.taskLabel(t)} (codelet ${codelet.name}) runs on ${codelet.kinds.join('/')} but platform ${p.name} has no such worker: add one (e.g. --cpus 1) or pick another platform`,
         );
       }
+      throw new LocusError(
+        `task ${g.taskLabel(t)} needs ${fmtBytes(this.footprint[t]!)} of data at once but the largest memory of a worker able to run ${codelet.name} holds ${fmtBytes(largest[c]!)}: raise --gpu-mem or use smaller tiles`,
+      );
     }
   }
 

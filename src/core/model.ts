@@ -6,7 +6,7 @@
  * the durations it simulates.
  */
 import type { TaskGraph } from './graph.ts';
-import { type Platform, soloTransferTime, workerRate } from './platform.ts';
+import { type Platform, routeOf, workerRate } from './platform.ts';
 
 /** Estimates durations in seconds. */
 export interface DurationModel {
@@ -20,12 +20,35 @@ export interface DurationModel {
 export class PlatformModel implements DurationModel {
   private readonly rates: Float64Array;
   private readonly codeletCount: number;
+  private readonly nodes: number;
+  private readonly routeLatency: Float64Array;
+  private readonly routeBandwidth: Float64Array;
 
   constructor(
     private readonly platform: Platform,
     graph: TaskGraph,
   ) {
     // rates[codelet * workers + worker]: flop/s, precomputed so an estimate is two loads.
+    // Per direct route: summed latency and bottleneck bandwidth (as soloTransferTime, but
+    // precomputed since schedulers ask per task per worker; Infinity without a route).
+    this.nodes = platform.nodes.length;
+    const nn = this.nodes;
+    this.routeLatency = new Float64Array(nn * nn);
+    this.routeBandwidth = new Float64Array(nn * nn);
+    for (let src = 0; src < nn; src++) {
+      for (let dst = 0; dst < nn; dst++) {
+        const r = src * nn + dst;
+        const route = routeOf(platform, src, dst);
+        let latency = route ? 0 : Number.POSITIVE_INFINITY;
+        let bandwidth = Number.POSITIVE_INFINITY;
+        for (const l of route ?? []) {
+          latency += platform.links[l]!.latency;
+          bandwidth = Math.min(bandwidth, platform.links[l]!.bandwidth);
+        }
+        this.routeLatency[r] = latency;
+        this.routeBandwidth[r] = bandwidth;
+      }
+    }
     this.codeletCount = graph.codelets.length;
     const nw = platform.workers.length;
     this.rates = new Float64Array(this.codeletCount * nw);
@@ -42,6 +65,7 @@ export class PlatformModel implements DurationModel {
   }
 
   transferTime(src: number, dst: number, bytes: number): number {
-    return soloTransferTime(this.platform, src, dst, bytes);
+    const r = src * this.nodes + dst;
+    return this.routeLatency[r]! + bytes / this.routeBandwidth[r]!;
   }
 }

@@ -6,7 +6,6 @@
  * Deterministic: same graph, platform, policies and seed give the same event sequence.
  */
 import { Cmd, Engine, type EngineOptions } from '../core/engine.ts';
-import { routeOf } from '../core/platform.ts';
 import { EventHeap } from './event-heap.ts';
 import { Network } from './network.ts';
 
@@ -41,11 +40,21 @@ export class Simulator {
   private now = 0;
   private makespan = 0;
   private events = 0;
+  private readonly nodes: number;
+  private readonly latency: Float64Array;
 
   constructor(options: SimOptions) {
     this.options = options;
     this.engine = new Engine(options);
     this.net = new Network(options.platform);
+    const p = options.platform;
+    this.nodes = p.nodes.length;
+    // Latency of each direct route (sum over its links), -1 where there is none.
+    this.latency = new Float64Array(this.nodes * this.nodes).fill(-1);
+    for (let r = 0; r < this.nodes * this.nodes; r++) {
+      const route = p.routes[r];
+      if (route) this.latency[r] = route.reduce((s, l) => s + p.links[l]!.latency, 0);
+    }
   }
 
   /** Runs to completion and returns the timing. */
@@ -91,10 +100,8 @@ export class Simulator {
           nextProgress += every;
         }
       } else {
-        const src = engine.trSrc.data[payload]!;
-        const dst = engine.trDst.data[payload]!;
         const bytes = this.options.graph.handleSize.data[engine.trHandle.data[payload]!]!;
-        net.add(payload, bytes, routeOf(this.options.platform, src, dst)!, tHeap);
+        net.add(payload, bytes, engine.trSrc.data[payload]!, engine.trDst.data[payload]!, tHeap);
       }
       this.drain();
     }
@@ -110,7 +117,6 @@ export class Simulator {
     const ops = e.cmdOp.data;
     const as = e.cmdA.data;
     const bs = e.cmdB.data;
-    const platform = this.options.platform;
     for (let i = 0; i < n; i++) {
       const op = ops[i]!;
       if (op === Cmd.RUN) {
@@ -119,10 +125,8 @@ export class Simulator {
         this.heap.push(this.now + d, EV_TASK_END, task);
       } else if (op === Cmd.TRANSFER) {
         const id = as[i]!;
-        const route = routeOf(platform, e.trSrc.data[id]!, e.trDst.data[id]!);
-        if (!route) throw new Error(`engine issued transfer ${id} between nodes without a route`);
-        let latency = 0;
-        for (const l of route) latency += platform.links[l]!.latency;
+        const latency = this.latency[e.trSrc.data[id]! * this.nodes + e.trDst.data[id]!]!;
+        if (!(latency >= 0)) throw new Error(`engine issued transfer ${id} between nodes without a route`);
         this.heap.push(this.now + latency, EV_FLOW_START, id);
       }
       // FREE needs nothing in virtual time; FINISHED ends the loop through isFinished.

@@ -1,0 +1,55 @@
+/**
+ * `npm run bench`: the simulator's speed. Simulates seed 000's matmul2d with 317 x 317 =
+ * 100,489 tasks under EAGER on v100x2 (500 MiB per GPU, so every task loads data and the
+ * eviction path is hot), plus a Cholesky for a graph with dependencies, and prints simulated
+ * tasks per second of wall time (median of the rounds) and peak memory.
+ */
+import { resolvePlatform } from '../src/platform/presets.ts';
+import { simulate } from '../src/sim/simulate.ts';
+import { generateWorkload } from '../src/workloads/index.ts';
+
+interface Case {
+  name: string;
+  workload: string;
+  params: Record<string, number>;
+  sched: string;
+}
+
+const CASES: Case[] = [
+  { name: 'matmul2d 317x317, eager, v100x2 500 MiB', workload: 'matmul2d', params: { tiles: 317 }, sched: 'eager' },
+  { name: 'cholesky 60x60 tiles, eager, v100x2 500 MiB', workload: 'cholesky', params: { tiles: 60, tileSize: 960 }, sched: 'eager' },
+];
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+}
+
+const platform = resolvePlatform('v100x2', {});
+console.log(`simulator speed (${ROUNDS} rounds each, median; Node ${process.version})`);
+for (const c of CASES) {
+  const build: number[] = [];
+  const rates: number[] = [];
+  let tasks = 0;
+  let peakRss = 0;
+  for (let r = 0; r < ROUNDS; r++) {
+    const t0 = performance.now();
+    const wl = generateWorkload(c.workload, c.params);
+    const t1 = performance.now();
+    const { report } = simulate({ graph: wl.graph, platform, scheduler: c.sched });
+    tasks = report.tasks;
+    build.push((t1 - t0) / 1000);
+    rates.push(report.tasks / report.wallS);
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }
+  console.log(
+    `  ${c.name}: ${tasks.toLocaleString('en-US')} tasks, ` +
+      `${Math.round(median(rates)).toLocaleString('en-US')} simulated tasks/s ` +
+      `(graph built in ${(median(build) * 1000).toFixed(0)} ms), peak RSS ${mib(peakRss)}`,
+  );
+}

@@ -1,0 +1,38 @@
+/**
+ * `locus demo`: seed 000's 2-D matrix product (960 x 3840 blocks, 7.08 GFlop tasks) on two
+ * V100s capped at 500 MiB, at a size where both matrices fit in the GPUs and at one where
+ * not even one does, under each scheduler: throughput and bytes moved, in a few seconds.
+ */
+import { resolvePlatform } from '../platform/presets.ts';
+import { formatBytes } from '../platform/units.ts';
+import { SCHEDULERS } from '../sched/index.ts';
+import { simulate } from '../sim/simulate.ts';
+import { generateWorkload } from '../workloads/index.ts';
+import { table } from './format.ts';
+
+/** Prints the demo table. */
+export function demoCommand(): void {
+  const platform = resolvePlatform('v100x2', {});
+  const out = process.stdout;
+  out.write("Seed 000's 2-D matrix product on v100x2 (2 V100, 500 MiB each, one shared 12.38 GB/s host link)\n");
+  out.write('peak of the two GPUs on this kernel: 25.3 TFlop/s\n\n');
+  const rows = [['N', 'working set', 'scheduler', 'GFlop/s', 'to GPUs', 'evictions']];
+  for (const n of [20, 80]) {
+    for (const sched of Object.keys(SCHEDULERS)) {
+      const wl = generateWorkload('matmul2d', { tiles: n });
+      const { report } = simulate({ graph: wl.graph, platform, scheduler: sched, workload: wl.summary });
+      rows.push([
+        String(n),
+        formatBytes(wl.workingSetBytes),
+        sched,
+        report.gflops.toFixed(0),
+        formatBytes(report.bytesToDevices),
+        String(report.evictions),
+      ]);
+    }
+  }
+  out.write(`${table(rows)}\n\n`);
+  out.write('At N = 20 both matrices fit in the GPUs: every block is loaded about once.\n');
+  out.write('At N = 80 they do not: EAGER with LRU reloads B for every row of A and the shared bus caps it.\n');
+  out.write('Try: npx locus run --workload matmul2d --tiles 80 --sched eager --trace out.json\n');
+}

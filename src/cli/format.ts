@@ -1,0 +1,89 @@
+/** Human-readable rendering of a run report for the terminal. */
+import { formatBandwidth, formatBytes, formatDuration } from '../platform/units.ts';
+import type { RunReport } from '../trace/report.ts';
+
+/** Pads cells into aligned columns (first column left-aligned, others right-aligned). */
+export function table(rows: string[][], indent = '  '): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  return rows
+    .map((r) => indent + r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '))
+    .join('\n');
+}
+
+function seconds(s: number): string {
+  return s >= 1 ? `${s.toFixed(3)} s` : formatDuration(s);
+}
+
+function pct(x: number): string {
+  return `${(100 * x).toFixed(1)}%`;
+}
+
+/** The text report of a run. */
+export function formatReport(r: RunReport): string {
+  const lines: string[] = [];
+  lines.push(`${r.workload}`);
+  lines.push(`platform ${r.platform}, scheduler ${r.scheduler}, eviction ${r.eviction}, seed ${r.seed} (${r.mode})`);
+  lines.push('');
+  lines.push(
+    table(
+      [
+        ['makespan', seconds(r.makespanS), r.endS > r.makespanS ? `(data home at ${seconds(r.endS)})` : ''],
+        ['throughput', `${r.gflops.toFixed(1)} GFlop/s`, ''],
+        ['to devices', formatBytes(r.bytesToDevices), `${r.loads} loads`],
+        ['from devices', formatBytes(r.bytesFromDevices), `${r.writebacks} write-backs`],
+        ['device to device', formatBytes(r.bytesDeviceToDevice), ''],
+        ['evictions', String(r.evictions), r.discardedBytes > 0 ? `(${formatBytes(r.discardedBytes)} outputs discarded)` : ''],
+      ],
+      '',
+    ),
+  );
+  lines.push('');
+  lines.push('memory nodes');
+  lines.push(
+    table([
+      ['node', 'capacity', 'peak', 'loads', 'loaded', 'evictions', 'write-backs'],
+      ...r.nodes.map((n) => [
+        n.name,
+        n.capacityBytes === null ? 'unlimited' : formatBytes(n.capacityBytes),
+        formatBytes(n.peakBytes),
+        String(n.loads),
+        formatBytes(n.loadBytes),
+        String(n.evictions),
+        String(n.writebacks),
+      ]),
+    ]),
+  );
+  lines.push('');
+  lines.push('workers');
+  lines.push(
+    table([
+      ['worker', 'tasks', 'busy', 'idle', 'busy %', 'GFlop/s'],
+      ...r.workers.map((w) => [
+        w.name,
+        String(w.tasks),
+        seconds(w.busyS),
+        seconds(w.idleS),
+        pct(w.utilization),
+        w.gflops.toFixed(1),
+      ]),
+    ]),
+  );
+  const used = r.links.filter((l) => l.bytes > 0);
+  if (used.length > 0) {
+    lines.push('');
+    lines.push('links');
+    lines.push(
+      table([
+        ['link', 'bandwidth', 'moved', 'busy %'],
+        ...used.map((l) => [l.name, formatBandwidth(l.bandwidth), formatBytes(l.bytes), pct(l.utilization)]),
+      ]),
+    );
+  }
+  lines.push('');
+  lines.push(
+    r.mode === 'simulated'
+      ? `simulated in ${seconds(r.wallS)} of wall time (${Math.round(r.tasks / Math.max(r.wallS, 1e-9)).toLocaleString('en-US')} tasks/s)`
+      : `ran in ${seconds(r.wallS)}`,
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,30 @@
+/** Parsers for command-line option values; each throws a one-line error naming the option. */
+import { InvalidArgumentError } from 'commander';
+import { parseSize } from '../platform/units.ts';
+
+/** A positive integer. */
+export function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n <= 0) {
+    throw new InvalidArgumentError(`'${value}' is not a positive integer`);
+  }
+  return n;
+}
+
+/** A non-negative integer. */
+export function naturalInt(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) {
+    throw new InvalidArgumentError(`'${value}' is not a non-negative integer`);
+  }
+  return n;
+}
+
+/** A size in bytes with units (500MiB, 2GB, 1073741824). */
+export function size(value: string): number {
+  try {
+    return parseSize(value);
+  } catch {
+    throw new InvalidArgumentError(`'${value}' is not a size; use e.g. 500MiB, 2GB or 1073741824`);
+  }
+}

@@ -1,0 +1,93 @@
+/** `locus run`: build a workload, simulate it on a platform under chosen policies, report. */
+import { writeFileSync } from 'node:fs';
+import { SingleBar } from 'cli-progress';
+import { LocusError } from '../core/types.ts';
+import { resolvePlatform } from '../platform/presets.ts';
+import { simulate } from '../sim/simulate.ts';
+import { generateWorkload } from '../workloads/index.ts';
+import { formatReport } from './format.ts';
+
+/** Options of `locus run` as commander parses them. */
+export interface RunOptions {
+  workload: string;
+  tiles?: number;
+  tileSize?: number;
+  inner?: number;
+  precision?: string;
+  iterations?: number;
+  tasks?: number;
+  data?: number;
+  degree?: number;
+  keepOutputs?: boolean;
+  platform: string;
+  gpus?: number;
+  cpus?: number;
+  gpuMem?: number;
+  sched: string;
+  eviction: string;
+  seed: number;
+  pipeline?: number;
+  priorities: string;
+  mode: string;
+  json?: boolean;
+  trace?: string;
+  progress: boolean;
+}
+
+/** Runs the command and writes its output; throws LocusError on bad input. */
+export function runCommand(o: RunOptions): void {
+  if (o.mode !== 'sim') {
+    throw new LocusError(`--mode ${o.mode} is not available yet: only --mode sim (the simulator) runs in this version`);
+  }
+  if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {
+    throw new LocusError(`--precision must be single or double (got '${o.precision}')`);
+  }
+  if (o.priorities !== 'none' && o.priorities !== 'bottom-level') {
+    throw new LocusError(`--priorities must be none or bottom-level (got '${o.priorities}')`);
+  }
+  const platform = resolvePlatform(o.platform, { gpus: o.gpus, cpus: o.cpus, gpuMem: o.gpuMem });
+  const wl = generateWorkload(o.workload, {
+    tiles: o.tiles,
+    tileSize: o.tileSize,
+    inner: o.inner,
+    precision: o.precision as 'single' | 'double' | undefined,
+    iterations: o.iterations,
+    tasks: o.tasks,
+    data: o.data,
+    degree: o.degree,
+    seed: o.seed,
+    keepOutputs: o.keepOutputs,
+  });
+  if (o.priorities === 'bottom-level') wl.graph.setBottomLevelPriorities();
+  const total = wl.graph.taskCount;
+  const bar =
+    o.progress && process.stderr.isTTY && total >= 20_000
+      ? new SingleBar({ format: 'simulating [{bar}] {percentage}% | {value}/{total} tasks | {eta}s left', stream: process.stderr, clearOnComplete: true })
+      : undefined;
+  bar?.start(total, 0);
+  const { report, trace } = simulate({
+    graph: wl.graph,
+    platform,
+    scheduler: o.sched,
+    eviction: o.eviction,
+    seed: o.seed,
+    gpuPipeline: o.pipeline,
+    workload: wl.summary,
+    trace: o.trace !== undefined,
+    onProgress: bar ? (done) => bar.update(done) : undefined,
+  });
+  bar?.stop();
+  if (trace && o.trace) {
+    try {
+      writeFileSync(o.trace, JSON.stringify(trace.toJSON()));
+    } catch (e) {
+      throw new LocusError(`--trace ${o.trace}: cannot write the trace: ${(e as Error).message}`);
+    }
+  }
+  if (o.json) {
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } else {
+    process.stdout.write(`${formatReport(report)}\n`);
+    if (o.trace) process.stdout.write(`trace written to ${o.trace} (open it in https://ui.perfetto.dev)\n`);
+  }
+}

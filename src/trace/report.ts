@@ -1,0 +1,139 @@
+/**
+ * The run report: one plain object with the totals the CLI prints and `--json` emits
+ * (tasks, makespanS, gflops, bytesToDevices, bytesFromDevices, loads, evictions, ...) and
+ * the per-node, per-worker and per-link detail, built from RunStats after a run.
+ */
+import type { Engine } from '../core/engine.ts';
+import type { RunStats } from './stats.ts';
+
+/** Per-memory-node figures. */
+export interface NodeReport {
+  name: string;
+  kind: 'host' | 'gpu';
+  capacityBytes: number | null;
+  peakBytes: number;
+  loads: number;
+  loadBytes: number;
+  evictions: number;
+  writebacks: number;
+}
+
+/** Per-worker figures. */
+export interface WorkerReport {
+  name: string;
+  kind: string;
+  tasks: number;
+  busyS: number;
+  idleS: number;
+  utilization: number;
+  gflops: number;
+}
+
+/** Per-link figures. */
+export interface LinkReport {
+  name: string;
+  bytes: number;
+  bandwidth: number;
+  /** Fraction of the makespan the link would need to move its bytes alone. */
+  utilization: number;
+}
+
+/** Everything a run reports. */
+export interface RunReport {
+  mode: 'simulated' | 'real';
+  platform: string;
+  workload: string;
+  scheduler: string;
+  eviction: string;
+  seed: number;
+  tasks: number;
+  makespanS: number;
+  /** Time at which the final write-backs were home. */
+  endS: number;
+  totalFlops: number;
+  gflops: number;
+  bytesToDevices: number;
+  bytesFromDevices: number;
+  bytesDeviceToDevice: number;
+  discardedBytes: number;
+  transfers: number;
+  loads: number;
+  evictions: number;
+  writebacks: number;
+  nodes: NodeReport[];
+  workers: WorkerReport[];
+  links: LinkReport[];
+  /** Wall-clock seconds the run took (for a simulation: the simulator's own cost). */
+  wallS: number;
+}
+
+/** Context of a run that the statistics do not know. */
+export interface ReportContext {
+  mode: 'simulated' | 'real';
+  workload: string;
+  seed: number;
+  makespanS: number;
+  endS: number;
+  wallS: number;
+}
+
+/** Builds the report of a finished run. */
+export function buildReport(engine: Engine, stats: RunStats, ctx: ReportContext): RunReport {
+  const p = engine.platform;
+  const g = engine.graph;
+  let totalFlops = 0;
+  for (let t = 0; t < g.taskCount; t++) totalFlops += g.taskFlops.data[t]!;
+  const span = ctx.makespanS;
+  const nodes: NodeReport[] = p.nodes.map((n, i) => ({
+    name: n.name,
+    kind: n.kind,
+    capacityBytes: Number.isFinite(n.capacity) ? n.capacity : null,
+    peakBytes: stats.peakMemory[i]!,
+    loads: stats.loads[i]!,
+    loadBytes: stats.loadBytes[i]!,
+    evictions: stats.evictions[i]!,
+    writebacks: stats.writebacks[i]!,
+  }));
+  const workers: WorkerReport[] = p.workers.map((w, i) => ({
+    name: w.name,
+    kind: w.kind,
+    tasks: stats.tasksRun[i]!,
+    busyS: stats.busy[i]!,
+    idleS: Math.max(0, span - stats.busy[i]!),
+    utilization: span > 0 ? stats.busy[i]! / span : 0,
+    gflops: span > 0 ? stats.flopsRun[i]! / span / 1e9 : 0,
+  }));
+  const links: LinkReport[] = p.links.map((l, i) => ({
+    name: l.name,
+    bytes: stats.linkBytes[i]!,
+    bandwidth: l.bandwidth,
+    utilization: span > 0 ? stats.linkBytes[i]! / l.bandwidth / span : 0,
+  }));
+  let writebacks = 0;
+  for (const w of stats.writebacks) writebacks += w;
+  return {
+    mode: ctx.mode,
+    platform: p.name,
+    workload: ctx.workload,
+    scheduler: engine.scheduler.name,
+    eviction: engine.eviction.name,
+    seed: ctx.seed,
+    tasks: g.taskCount,
+    makespanS: span,
+    endS: ctx.endS,
+    totalFlops,
+    gflops: span > 0 ? totalFlops / span / 1e9 : 0,
+    bytesToDevices: stats.bytesToDevices,
+    bytesFromDevices: stats.bytesFromDevices,
+    bytesDeviceToDevice: stats.bytesDeviceToDevice,
+    discardedBytes: stats.discardedBytes,
+    transfers: stats.transfers,
+    loads: stats.totalLoads,
+    evictions: stats.totalEvictions,
+    writebacks,
+    nodes,
+    workers,
+    links,
+    wallS: ctx.wallS,
+  };
+}
