@@ -14,7 +14,9 @@ import { table } from './format.ts';
 export function demoCommand(): void {
   const platform = resolvePlatform('v100x2', {});
   const out = process.stdout;
-  out.write("Seed 000's 2-D matrix product on v100x2 (2 V100, 500 MiB each, one shared 12.38 GB/s host link)\n");
+  out.write(
+    "Seed 000's 2-D matrix product on v100x2 (2 V100, 500 MiB each, one shared 12.38 GB/s host link)\n",
+  );
   out.write('peak of the two GPUs on this kernel: 25.3 TFlop/s\n\n');
   const rows = [['N', 'working set', 'scheduler', 'GFlop/s', 'to GPUs', 'evictions']];
   for (const n of [20, 80]) {
@@ -33,6 +35,8 @@ export function demoCommand(): void {
   }
   out.write(`${table(rows)}\n\n`);
   out.write('At N = 20 both matrices fit in the GPUs: every block is loaded about once.\n');
-  out.write('At N = 80 they do not: EAGER with LRU reloads B for every row of A and the shared bus caps it.\n');
+  out.write(
+    'At N = 80 they do not: EAGER with LRU reloads B for every row of A and the shared bus caps it.\n',
+  );
   out.write('Try: npx locus run --workload matmul2d --tiles 80 --sched eager --trace out.json\n');
 }

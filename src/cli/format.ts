@@ -6,7 +6,11 @@ import type { RunReport } from '../trace/report.ts';
 export function table(rows: string[][], indent = '  '): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
   return rows
-    .map((r) => indent + r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '))
+    .map(
+      (r) =>
+        indent +
+        r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '),
+    )
     .join('\n');
 }
 
@@ -22,7 +26,9 @@ function pct(x: number): string {
 export function formatReport(r: RunReport): string {
   const lines: string[] = [];
   lines.push(`${r.workload}`);
-  lines.push(`platform ${r.platform}, scheduler ${r.scheduler}, eviction ${r.eviction}, seed ${r.seed} (${r.mode})`);
+  lines.push(
+    `platform ${r.platform}, scheduler ${r.scheduler}, eviction ${r.eviction}, seed ${r.seed} (${r.mode})`,
+  );
   lines.push('');
   lines.push(
     table(
@@ -32,7 +38,11 @@ export function formatReport(r: RunReport): string {
         ['to devices', formatBytes(r.bytesToDevices), `${r.loads} loads`],
         ['from devices', formatBytes(r.bytesFromDevices), `${r.writebacks} write-backs`],
         ['device to device', formatBytes(r.bytesDeviceToDevice), ''],
-        ['evictions', String(r.evictions), r.discardedBytes > 0 ? `(${formatBytes(r.discardedBytes)} outputs discarded)` : ''],
+        [
+          'evictions',
+          String(r.evictions),
+          r.discardedBytes > 0 ? `(${formatBytes(r.discardedBytes)} outputs discarded)` : '',
+        ],
       ],
       '',
     ),

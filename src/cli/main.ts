@@ -25,7 +25,11 @@ export function buildProgram(): Command {
   program
     .command('run')
     .description('run a workload on a platform under a scheduler and report what happened')
-    .addOption(new Option('-w, --workload <name>', `task graph: ${Object.keys(WORKLOADS).join(', ')}`).default('cholesky'))
+    .addOption(
+      new Option('-w, --workload <name>', `task graph: ${Object.keys(WORKLOADS).join(', ')}`).default(
+        'cholesky',
+      ),
+    )
     .option('-n, --tiles <n>', 'tiles per dimension (matmul2d: N x N tasks)', positiveInt)
     .option('--tile-size <n>', 'tile edge in elements', positiveInt)
     .option('--inner <n>', 'inner dimension of matmul2d blocks (stencil: grid depth)', positiveInt)
@@ -66,7 +70,8 @@ export function buildProgram(): Command {
     .command('workloads')
     .description('list the workload generators')
     .action(() => {
-      for (const [name, w] of Object.entries(WORKLOADS)) process.stdout.write(`${name.padEnd(10)} ${w.description}\n`);
+      for (const [name, w] of Object.entries(WORKLOADS))
+        process.stdout.write(`${name.padEnd(10)} ${w.description}\n`);
     });
 
   program
@@ -74,7 +79,8 @@ export function buildProgram(): Command {
     .description('list the schedulers and eviction policies')
     .action(() => {
       process.stdout.write('schedulers (--sched)\n');
-      for (const [name, s] of Object.entries(SCHEDULERS)) process.stdout.write(`  ${name.padEnd(10)} ${s.description}\n`);
+      for (const [name, s] of Object.entries(SCHEDULERS))
+        process.stdout.write(`  ${name.padEnd(10)} ${s.description}\n`);
       process.stdout.write('eviction policies (--eviction)\n');
       for (const [name, s] of Object.entries(EVICTION_POLICIES)) {
         process.stdout.write(`  ${name.padEnd(10)} ${s.description}\n`);
@@ -83,7 +89,9 @@ export function buildProgram(): Command {
 
   program
     .command('demo')
-    .description("a short tour: seed 000's matrix product on two 500 MiB V100s, below and above the memory limit")
+    .description(
+      "a short tour: seed 000's matrix product on two 500 MiB V100s, below and above the memory limit",
+    )
     .action(() => demoCommand());
 
   return program;

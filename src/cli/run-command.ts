@@ -37,7 +37,9 @@ export interface RunOptions {
 /** Runs the command and writes its output; throws LocusError on bad input. */
 export function runCommand(o: RunOptions): void {
   if (o.mode !== 'sim') {
-    throw new LocusError(`--mode ${o.mode} is not available yet: only --mode sim (the simulator) runs in this version`);
+    throw new LocusError(
+      `--mode ${o.mode} is not available yet: only --mode sim (the simulator) runs in this version`,
+    );
   }
   if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {
     throw new LocusError(`--precision must be single or double (got '${o.precision}')`);
@@ -62,7 +64,11 @@ export function runCommand(o: RunOptions): void {
   const total = wl.graph.taskCount;
   const bar =
     o.progress && process.stderr.isTTY && total >= 20_000
-      ? new SingleBar({ format: 'simulating [{bar}] {percentage}% | {value}/{total} tasks | {eta}s left', stream: process.stderr, clearOnComplete: true })
+      ? new SingleBar({
+          format: 'simulating [{bar}] {percentage}% | {value}/{total} tasks | {eta}s left',
+          stream: process.stderr,
+          clearOnComplete: true,
+        })
       : undefined;
   bar?.start(total, 0);
   const { report, trace } = simulate({

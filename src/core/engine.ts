@@ -546,7 +546,8 @@ export class Engine implements SchedContext, EvictionContext {
     const largest = new Float64Array(g.codelets.length).fill(-1);
     for (let c = 0; c < g.codelets.length; c++) {
       p.workers.forEach((w, i) => {
-        if (this.codeletKinds[c]! & this.kindMask[i]!) largest[c] = Math.max(largest[c]!, this.capacity[w.node]!);
+        if (this.codeletKinds[c]! & this.kindMask[i]!)
+          largest[c] = Math.max(largest[c]!, this.capacity[w.node]!);
       });
     }
     for (let t = 0; t < this.taskTotal; t++) {

@@ -15,6 +15,11 @@ export interface Codelet {
   readonly name: string;
   /** Worker kinds that have an implementation. */
   readonly kinds: readonly WorkerKind[];
+  /**
+   * Flop count as a function of the tile dimensions (e.g. n => n ** 3 / 3 for POTRF on an
+   * n x n tile); a task submitted without `flops` and with `dims` gets flops(...dims).
+   */
+  readonly flops?: (...dims: number[]) => number;
 }
 
 /** Options of a registered handle. */
@@ -36,6 +41,8 @@ export interface TaskOptions {
   flops?: number;
   /** Name for traces ("POTRF(0,0)"). */
   name?: string;
+  /** Tile dimensions passed to the codelet's flop function when `flops` is not given. */
+  dims?: readonly number[];
 }
 
 /** One access of a task: a handle and a mode. */
@@ -130,7 +137,8 @@ export class TaskGraph {
     this.checkAccesses(accesses, options.name ?? `#${this.taskCount}`);
     const task = this.taskCodelet.push(codelet);
     this.taskPriority.push(options.priority ?? 0);
-    this.taskFlops.push(options.flops ?? 0);
+    const cost = this.codelets[codelet]!.flops;
+    this.taskFlops.push(options.flops ?? (cost && options.dims ? cost(...options.dims) : 0));
     if (options.name !== undefined) this.taskNames[task] = options.name;
     this.predCount.push(0);
     this.succHead.push(-1);

@@ -80,7 +80,12 @@ export class ChromeTrace implements EngineObserver {
       dur: ts - start.ts,
       pid: TRANSFERS_PID,
       tid: dst * 1000 + start.lane,
-      args: { handle: h, bytes: e.graph.handleSize.data[h], kind: TRANSFER_KIND_NAMES[e.trKind.data[id]!], applied },
+      args: {
+        handle: h,
+        bytes: e.graph.handleSize.data[h],
+        kind: TRANSFER_KIND_NAMES[e.trKind.data[id]!],
+        applied,
+      },
     });
   }
 
@@ -109,7 +114,14 @@ export class ChromeTrace implements EngineObserver {
     const p = this.engine.platform;
     const meta: TraceEvent[] = [
       { name: 'process_name', ph: 'M', ts: 0, pid: WORKERS_PID, tid: 0, args: { name: 'workers' } },
-      { name: 'process_name', ph: 'M', ts: 0, pid: TRANSFERS_PID, tid: 0, args: { name: 'transfers (by destination)' } },
+      {
+        name: 'process_name',
+        ph: 'M',
+        ts: 0,
+        pid: TRANSFERS_PID,
+        tid: 0,
+        args: { name: 'transfers (by destination)' },
+      },
       { name: 'process_name', ph: 'M', ts: 0, pid: MEMORY_PID, tid: 0, args: { name: 'memory' } },
     ];
     p.workers.forEach((w, i) => {

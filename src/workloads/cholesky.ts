@@ -5,7 +5,8 @@
  */
 import { TaskGraph } from '../core/graph.ts';
 import { AccessMode } from '../core/types.ts';
-import { CPU_GPU, elementBytes, finishWorkload, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import { elementBytes, finishWorkload, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import { GEMM, POTRF, SYRK, TRSM } from './kernels.ts';
 import type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
 
 /** Defaults of seed 000's Fig. 3: tiles of 1920 x 1920 single precision (14.06 MiB), N = 10. */
@@ -19,10 +20,10 @@ export function cholesky(params: WorkloadParams = {}): Workload {
   const tileBytes = ts * ts * elementBytes(precision);
 
   const graph = new TaskGraph();
-  const potrf = graph.addCodelet({ name: 'potrf', kinds: CPU_GPU });
-  const trsm = graph.addCodelet({ name: 'trsm', kinds: CPU_GPU });
-  const syrk = graph.addCodelet({ name: 'syrk', kinds: CPU_GPU });
-  const gemm = graph.addCodelet({ name: 'gemm', kinds: CPU_GPU });
+  const potrf = graph.addCodelet(POTRF);
+  const trsm = graph.addCodelet(TRSM);
+  const syrk = graph.addCodelet(SYRK);
+  const gemm = graph.addCodelet(GEMM);
 
   // Lower-triangle tile (i, j), j <= i, lives at i(i+1)/2 + j.
   const tile = new Int32Array((n * (n + 1)) / 2);
@@ -31,10 +32,10 @@ export function cholesky(params: WorkloadParams = {}): Workload {
       tile[(i * (i + 1)) / 2 + j] = graph.addHandle(tileBytes, { name: `A[${i},${j}]` });
   }
   const at = (i: number, j: number): number => tile[(i * (i + 1)) / 2 + j]!;
-  const cube = ts * ts * ts;
+  const dims = [ts];
 
   for (let k = 0; k < n; k++) {
-    graph.submit(potrf, [[at(k, k), AccessMode.RW]], { flops: cube / 3, name: `POTRF(${k})` });
+    graph.submit(potrf, [[at(k, k), AccessMode.RW]], { dims, name: `POTRF(${k})` });
     for (let m = k + 1; m < n; m++) {
       graph.submit(
         trsm,
@@ -42,7 +43,7 @@ export function cholesky(params: WorkloadParams = {}): Workload {
           [at(k, k), AccessMode.R],
           [at(m, k), AccessMode.RW],
         ],
-        { flops: cube, name: `TRSM(${m},${k})` },
+        { dims, name: `TRSM(${m},${k})` },
       );
     }
     for (let m = k + 1; m < n; m++) {
@@ -54,7 +55,7 @@ export function cholesky(params: WorkloadParams = {}): Workload {
               [at(m, k), AccessMode.R],
               [at(m, m), AccessMode.RW],
             ],
-            { flops: cube, name: `SYRK(${m},${k})` },
+            { dims, name: `SYRK(${m},${k})` },
           );
         } else {
           graph.submit(
@@ -64,7 +65,7 @@ export function cholesky(params: WorkloadParams = {}): Workload {
               [at(nn, k), AccessMode.R],
               [at(m, nn), AccessMode.RW],
             ],
-            { flops: 2 * cube, name: `GEMM(${m},${nn},${k})` },
+            { dims, name: `GEMM(${m},${nn},${k})` },
           );
         }
       }

@@ -4,7 +4,8 @@
  */
 import { TaskGraph } from '../core/graph.ts';
 import { AccessMode } from '../core/types.ts';
-import { CPU_GPU, elementBytes, finishWorkload, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import { elementBytes, finishWorkload, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import { GEMM } from './kernels.ts';
 import type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
 
 /** Defaults: 8 x 8 tiles of 960 x 960, single precision. */
@@ -18,7 +19,7 @@ export function gemm(params: WorkloadParams = {}): Workload {
   const tileBytes = ts * ts * elementBytes(precision);
 
   const graph = new TaskGraph();
-  const cl = graph.addCodelet({ name: 'gemm', kinds: CPU_GPU });
+  const cl = graph.addCodelet(GEMM);
   const tiles = (name: string): Int32Array => {
     const ids = new Int32Array(n * n);
     for (let i = 0; i < n; i++) {
@@ -29,7 +30,7 @@ export function gemm(params: WorkloadParams = {}): Workload {
   const a = tiles('A');
   const b = tiles('B');
   const c = tiles('C');
-  const flops = 2 * ts * ts * ts;
+  const flops = GEMM.flops!(ts);
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {
       for (let k = 0; k < n; k++) {

@@ -4,7 +4,8 @@
  */
 import { TaskGraph } from '../core/graph.ts';
 import { AccessMode } from '../core/types.ts';
-import { CPU_GPU, elementBytes, finishWorkload, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import { elementBytes, finishWorkload, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import { GEMM, GETRF, TRSM } from './kernels.ts';
 import type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
 
 /** Defaults: 10 x 10 tiles of 960 x 960, single precision. */
@@ -18,19 +19,19 @@ export function lu(params: WorkloadParams = {}): Workload {
   const tileBytes = ts * ts * elementBytes(precision);
 
   const graph = new TaskGraph();
-  const getrf = graph.addCodelet({ name: 'getrf', kinds: CPU_GPU });
-  const trsm = graph.addCodelet({ name: 'trsm', kinds: CPU_GPU });
-  const gemm = graph.addCodelet({ name: 'gemm', kinds: CPU_GPU });
+  const getrf = graph.addCodelet(GETRF);
+  const trsm = graph.addCodelet(TRSM);
+  const gemm = graph.addCodelet(GEMM);
 
   const tile = new Int32Array(n * n);
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) tile[i * n + j] = graph.addHandle(tileBytes, { name: `A[${i},${j}]` });
   }
   const at = (i: number, j: number): number => tile[i * n + j]!;
-  const cube = ts * ts * ts;
+  const dims = [ts];
 
   for (let k = 0; k < n; k++) {
-    graph.submit(getrf, [[at(k, k), AccessMode.RW]], { flops: (2 * cube) / 3, name: `GETRF(${k})` });
+    graph.submit(getrf, [[at(k, k), AccessMode.RW]], { dims, name: `GETRF(${k})` });
     // Row panel: U[k, j] = L[k, k]^-1 A[k, j].
     for (let j = k + 1; j < n; j++) {
       graph.submit(
@@ -39,7 +40,7 @@ export function lu(params: WorkloadParams = {}): Workload {
           [at(k, k), AccessMode.R],
           [at(k, j), AccessMode.RW],
         ],
-        { flops: cube, name: `TRSM(${k},${j})` },
+        { dims, name: `TRSM(${k},${j})` },
       );
     }
     // Column panel: L[i, k] = A[i, k] U[k, k]^-1.
@@ -50,7 +51,7 @@ export function lu(params: WorkloadParams = {}): Workload {
           [at(k, k), AccessMode.R],
           [at(i, k), AccessMode.RW],
         ],
-        { flops: cube, name: `TRSM(${i},${k})` },
+        { dims, name: `TRSM(${i},${k})` },
       );
     }
     // Trailing update: A[i, j] -= L[i, k] U[k, j].
@@ -63,7 +64,7 @@ export function lu(params: WorkloadParams = {}): Workload {
             [at(k, j), AccessMode.R],
             [at(i, j), AccessMode.RW],
           ],
-          { flops: 2 * cube, name: `GEMM(${i},${j},${k})` },
+          { dims, name: `GEMM(${i},${j},${k})` },
         );
       }
     }

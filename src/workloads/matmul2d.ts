@@ -7,7 +7,8 @@
  */
 import { TaskGraph } from '../core/graph.ts';
 import { AccessMode } from '../core/types.ts';
-import { CPU_GPU, elementBytes, finishWorkload, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import { elementBytes, finishWorkload, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import { GEMM } from './kernels.ts';
 import type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
 
 /** Defaults of seed 000's Fig. 2: 960 x 3840 single-precision blocks (14.06 MiB), N = 20. */
@@ -23,14 +24,14 @@ export function matmul2d(params: WorkloadParams = {}): Workload {
   const elem = elementBytes(precision);
 
   const graph = new TaskGraph();
-  const gemm = graph.addCodelet({ name: 'gemm', kinds: CPU_GPU });
+  const gemm = graph.addCodelet(GEMM);
   const inputBytes = ts * inner * elem;
   const outputBytes = ts * ts * elem;
   const a = new Int32Array(n);
   const b = new Int32Array(n);
   for (let i = 0; i < n; i++) a[i] = graph.addHandle(inputBytes, { name: `A[${i}]` });
   for (let j = 0; j < n; j++) b[j] = graph.addHandle(inputBytes, { name: `B[${j}]` });
-  const flops = 2 * ts * ts * inner;
+  const flops = GEMM.flops!(ts, ts, inner);
   const discard = !keepOutputs;
   // Row-major submission order: the "natural order" EAGER follows.
   for (let i = 0; i < n; i++) {
