@@ -16,8 +16,18 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { name: 'matmul2d 317x317, eager, v100x2 500 MiB', workload: 'matmul2d', params: { tiles: 317 }, sched: 'eager' },
-  { name: 'cholesky 60x60 tiles, eager, v100x2 500 MiB', workload: 'cholesky', params: { tiles: 60, tileSize: 960 }, sched: 'eager' },
+  {
+    name: 'matmul2d 317x317, eager, v100x2 500 MiB',
+    workload: 'matmul2d',
+    params: { tiles: 317 },
+    sched: 'eager',
+  },
+  {
+    name: 'cholesky 60x60 tiles, eager, v100x2 500 MiB',
+    workload: 'cholesky',
+    params: { tiles: 60, tileSize: 960 },
+    sched: 'eager',
+  },
 ];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 

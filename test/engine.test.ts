@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { TransferKind } from '../src/core/engine.ts';
 import { TaskGraph } from '../src/core/graph.ts';
+import type { SchedContext } from '../src/core/policy.ts';
 import { AccessMode, LocusError } from '../src/core/types.ts';
 import { generateWorkload } from '../src/workloads/index.ts';
 import { testPlatform } from './helpers/platforms.ts';
@@ -171,5 +172,81 @@ describe('engine: bad input', () => {
     const { checker, result } = checkedRun(g, testPlatform({ gpus: 1, gpuCapacity: 1000 }));
     assert.ok(checker.finished);
     assert.equal(result.makespanS, 0);
+  });
+});
+
+describe('engine: prefetch', () => {
+  /** Places every task on worker 0 and prefetches the inputs of the task queued behind. */
+  class PrefetchingScheduler extends FixedScheduler {
+    results: boolean[] = [];
+    private ctx!: SchedContext;
+    constructor(private readonly mayEvict: boolean) {
+      super(() => 0);
+    }
+    override init(ctx: SchedContext): void {
+      super.init(ctx);
+      this.ctx = ctx;
+    }
+    override push(task: number): void {
+      super.push(task);
+      for (const [h] of this.ctx.graph.accesses(task))
+        this.results.push(this.ctx.prefetch(h, 1, this.mayEvict));
+    }
+  }
+
+  function threeReaders() {
+    const g = new TaskGraph();
+    const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
+    for (let i = 0; i < 3; i++) g.submit(c, [[g.addHandle(1000), R]], { flops: 1e6 });
+    return g;
+  }
+
+  test('prefetches load into free memory ahead of the tasks, which then find their data', () => {
+    const sched = new PrefetchingScheduler(false);
+    const { checker, engine, stats } = checkedRun(
+      threeReaders(),
+      testPlatform({ gpus: 1, gpuCapacity: 3000 }),
+      { sched },
+    );
+    assert.deepEqual(checker.violations, []);
+    assert.deepEqual(sched.results, [true, true, true]);
+    assert.equal(engine.trKind.length, 3);
+    for (let i = 0; i < 3; i++) assert.equal(engine.trKind.data[i], TransferKind.PREFETCH);
+    assert.equal(stats.loads[1], 3);
+  });
+
+  test('a prefetch that would need an eviction is refused unless allowed', () => {
+    // Memory for two handles, both prefetched at once. The third prefetch is asked when the
+    // first task finishes: then h0 and h1 are valid, h0 unpinned, so only an eviction makes room.
+    class Late extends FixedScheduler {
+      late: boolean[] = [];
+      private c!: SchedContext;
+      constructor(private readonly mayEvict: boolean) {
+        super(() => 0);
+      }
+      override init(ctx: SchedContext): void {
+        super.init(ctx);
+        this.c = ctx;
+      }
+      override push(task: number): void {
+        super.push(task);
+        if (task < 2) this.c.prefetch(task, 1); // task t reads handle t
+      }
+      taskFinished(task: number): void {
+        if (task === 0) this.late.push(this.c.prefetch(2, 1, this.mayEvict));
+      }
+    }
+    const platform = testPlatform({ gpus: 1, gpuCapacity: 2000 });
+    const refused = new Late(false);
+    const a = checkedRun(threeReaders(), platform, { sched: refused, gpuPipeline: 1 });
+    assert.deepEqual(a.checker.violations, []);
+    assert.deepEqual(refused.late, [false]);
+    const allowed = new Late(true);
+    const b = checkedRun(threeReaders(), platform, { sched: allowed, gpuPipeline: 1 });
+    assert.deepEqual(b.checker.violations, []);
+    assert.deepEqual(allowed.late, [true]);
+    // LRU evicts h1 (prefetched, not used yet) for h2, then task 1 reloads it over h0.
+    assert.equal(b.stats.evictions[1], 2);
+    assert.equal(a.stats.evictions[1], 0);
   });
 });

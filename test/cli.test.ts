@@ -1,0 +1,120 @@
+/** The `locus` command end to end: reports, JSON fields, traces, and one-line errors with exit code 2. */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+
+function locus(...args: string[]) {
+  const r = spawnSync(process.execPath, ['bin/locus.mjs', ...args], { encoding: 'utf8' });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe('locus run', () => {
+  test('--json prints one object with the totals and the per-node and per-worker detail', () => {
+    const r = locus(
+      'run',
+      '--workload',
+      'cholesky',
+      '--tiles',
+      '8',
+      '--platform',
+      'v100x2',
+      '--gpu-mem',
+      '200MB',
+      '--json',
+    );
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    for (const key of [
+      'tasks',
+      'makespanS',
+      'gflops',
+      'bytesToDevices',
+      'bytesFromDevices',
+      'loads',
+      'evictions',
+    ]) {
+      assert.equal(typeof j[key], 'number', key);
+    }
+    assert.equal(j.tasks, 120);
+    assert.equal(j.nodes.length, 3);
+    assert.equal(j.workers.length, 2);
+    assert.ok(j.makespanS > 0 && j.gflops > 0);
+    assert.equal(
+      j.workers.reduce((s: number, w: { tasks: number }) => s + w.tasks, 0),
+      120,
+    );
+  });
+
+  test('the same seed gives the same report', () => {
+    const a = JSON.parse(
+      locus('run', '-w', 'random', '--tasks', '300', '-s', 'random', '--seed', '5', '--json').out,
+    );
+    const b = JSON.parse(
+      locus('run', '-w', 'random', '--tasks', '300', '-s', 'random', '--seed', '5', '--json').out,
+    );
+    delete a.wallS;
+    delete b.wallS;
+    assert.deepEqual(a, b);
+  });
+
+  test('the text report names makespan, throughput and transfers', () => {
+    const r = locus('run', '--workload', 'matmul2d', '--tiles', '10');
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /makespan/);
+    assert.match(r.out, /GFlop\/s/);
+    assert.match(r.out, /to devices/);
+  });
+
+  test('--trace writes a Chrome trace with task and transfer slices', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'locus-'));
+    const file = join(dir, 't.json');
+    const r = locus('run', '--workload', 'matmul2d', '--tiles', '4', '--trace', file);
+    assert.equal(r.code, 0, r.err);
+    const trace = JSON.parse(readFileSync(file, 'utf8'));
+    const slices = trace.traceEvents.filter((e: { ph: string }) => e.ph === 'X');
+    assert.equal(slices.filter((e: { pid: number }) => e.pid === 1).length, 16, 'one slice per task');
+    assert.ok(slices.some((e: { cat: string }) => e.cat === 'fetch'));
+  });
+});
+
+describe('locus: bad input is one line and exit code 2', () => {
+  const cases: [string[], RegExp][] = [
+    [['run', '--workload', 'nope'], /unknown workload 'nope': use one of/],
+    [['run', '--sched', 'nope'], /unknown scheduler 'nope'/],
+    [['run', '--eviction', 'nope'], /unknown eviction policy 'nope'/],
+    [['run', '--platform', 'nope'], /unknown platform 'nope'/],
+    [['run', '--gpu-mem', '12 bananas'], /is not a size/],
+    [['run', '--tiles', 'x'], /not a positive integer/],
+    [['run', '--workload', 'matmul2d', '--tiles', '2', '--gpu-mem', '10MiB'], /needs .* of data at once/],
+    [['run', '--frobnicate'], /unknown option/],
+  ];
+  for (const [args, re] of cases) {
+    test(args.join(' '), () => {
+      const r = locus(...args);
+      assert.equal(r.code, 2);
+      assert.match(r.err, re);
+      assert.equal(r.err.trim().split('\n').length, 1, `one line: ${r.err}`);
+      assert.doesNotMatch(r.err, /at .*\.ts:\d+/, 'no stack trace');
+    });
+  }
+
+  test('an invalid platform file names the field', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'locus-'));
+    const file = join(dir, 'p.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'x',
+        memoryNodes: [{ name: 'ram', kind: 'host', capacity: 'lots' }],
+        workers: [],
+        links: [],
+      }),
+    );
+    const r = locus('run', '--platform', file);
+    assert.equal(r.code, 2);
+    assert.match(r.err, /memoryNodes\[0\]\.capacity/);
+  });
+});
