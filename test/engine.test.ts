@@ -247,6 +247,7 @@ describe('engine: prefetch', () => {
     assert.deepEqual(allowed.late, [true]);
     // LRU evicts h1 (prefetched, not used yet) for h2, then task 1 reloads it over h0.
     assert.equal(b.stats.evictions[1], 2);
-    assert.equal(a.stats.evictions[1], 0);
+    assert.equal(a.stats.transfersByKind[TransferKind.PREFETCH], 2);
+    assert.equal(b.stats.transfersByKind[TransferKind.PREFETCH], 3);
   });
 });
