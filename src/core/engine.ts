@@ -294,7 +294,7 @@ export class Engine implements SchedContext, EvictionContext {
         this.unpin(slot, 'evict');
       }
     }
-    for (const o of this.observers) o.taskFinished?.(task, w, now);
+    for (let i = 0; i < this.observers.length; i++) this.observers[i]!.taskFinished?.(task, w, now);
     this.scheduler.taskFinished?.(task, w);
     for (let e = g.succHead.data[task]!; e >= 0; e = g.edgeNext.data[e]!) {
       const s = g.edgeTarget.data[e]!;
@@ -320,7 +320,7 @@ export class Engine implements SchedContext, EvictionContext {
     const dstSlot = h * nn + dst;
     const current = this.trVersion.data[id] === this.version[h];
     this.inFlight--;
-    for (const o of this.observers) o.transferFinished?.(id, now, current);
+    for (let i = 0; i < this.observers.length; i++) this.observers[i]!.transferFinished?.(id, now, current);
     if (kind === TransferKind.WRITEBACK || kind === TransferKind.FLUSH || kind === TransferKind.STAGE) {
       this.rflags[srcSlot]! &= ~F_WRITEBACK;
       if (kind === TransferKind.WRITEBACK) this.freeing[src]! -= this.graph.handleSize.data[h]!;
@@ -694,7 +694,7 @@ export class Engine implements SchedContext, EvictionContext {
     this.taskState[task] = TASK_RUNNING;
     this.running[w] = task;
     this.emit(Cmd.RUN, task, w);
-    for (const o of this.observers) o.taskStarted?.(task, w, this.nowS);
+    for (let i = 0; i < this.observers.length; i++) this.observers[i]!.taskStarted?.(task, w, this.nowS);
     // Written handles: this replica becomes the owner, every other copy is invalidated.
     const g = this.graph;
     const n = this.workerNode[w]!;
@@ -725,7 +725,7 @@ export class Engine implements SchedContext, EvictionContext {
     this.rstate[slot] = state;
     this.used[n]! += this.graph.handleSize.data[h]!;
     this.eviction.added(h, n);
-    for (const o of this.observers) o.replicaAllocated?.(h, n, this.nowS);
+    for (let i = 0; i < this.observers.length; i++) this.observers[i]!.replicaAllocated?.(h, n, this.nowS);
   }
 
   private freeReplica(h: number, n: number, reason: FreeReason): void {
@@ -736,7 +736,7 @@ export class Engine implements SchedContext, EvictionContext {
     this.used[n]! -= this.graph.handleSize.data[h]!;
     this.eviction.removed(h, n);
     this.emit(Cmd.FREE, h, n);
-    for (const o of this.observers) o.replicaFreed?.(h, n, reason, this.nowS);
+    for (let i = 0; i < this.observers.length; i++) this.observers[i]!.replicaFreed?.(h, n, reason, this.nowS);
     if (reason === 'evict') this.scheduler.dataEvicted?.(h, n);
     this.markDirty(n);
   }
@@ -830,7 +830,7 @@ export class Engine implements SchedContext, EvictionContext {
     this.rrefs[h * this.nNodes + src]!++;
     if (dst === this.home) this.rstate[h * this.nNodes + dst] = Replica.LOADING;
     this.emit(Cmd.TRANSFER, id, 0);
-    for (const o of this.observers) o.transferStarted?.(id, this.nowS);
+    for (let i = 0; i < this.observers.length; i++) this.observers[i]!.transferStarted?.(id, this.nowS);
   }
 
   private addWaiter(slot: number, value: number): void {
@@ -896,7 +896,7 @@ export class Engine implements SchedContext, EvictionContext {
     if (this.finished || this.inFlight > 0) return;
     this.finished = true;
     this.emit(Cmd.FINISHED, 0, 0);
-    for (const o of this.observers) o.runFinished?.(this.nowS);
+    for (let i = 0; i < this.observers.length; i++) this.observers[i]!.runFinished?.(this.nowS);
   }
 }
 

@@ -18,6 +18,7 @@ export class Network {
   private routeOf = new Int32Array(64);
   private count = 0;
   private lastUpdate = 0;
+  private next = Number.POSITIVE_INFINITY;
   private readonly capacity: Float64Array;
   private readonly linkLeft: Float64Array;
   private readonly linkCount: Int32Array;
@@ -62,14 +63,18 @@ export class Network {
     this.share();
   }
 
-  /** Time at which the next flow completes, or Infinity. */
+  /** Time at which the next flow completes, or Infinity (O(1): kept by every rate change). */
   nextCompletion(): number {
+    return this.next;
+  }
+
+  private updateNext(): void {
     let best = Number.POSITIVE_INFINITY;
     for (let i = 0; i < this.count; i++) {
       const t = this.remaining[i]! / this.rates[i]!;
       if (t < best) best = t;
     }
-    return this.lastUpdate + best;
+    this.next = this.lastUpdate + best;
   }
 
   /**
@@ -121,8 +126,14 @@ export class Network {
     this.fixed = new Uint8Array(n);
   }
 
-  /** Max-min fair rates by progressive filling. */
+  /** Recomputes the fair rates, then the next completion time. */
   private share(): void {
+    this.fairRates();
+    this.updateNext();
+  }
+
+  /** Max-min fair rates by progressive filling. */
+  private fairRates(): void {
     const n = this.count;
     if (n === 0) return;
     const rs = this.routeStart;
