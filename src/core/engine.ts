@@ -156,6 +156,7 @@ export class Engine implements SchedContext, EvictionContext {
   private readonly home: number;
   private nowS = 0;
   private eventId = 0;
+  private eventWorker = -1;
 
   // Tasks.
   private taskState!: Uint8Array;
@@ -273,6 +274,7 @@ export class Engine implements SchedContext, EvictionContext {
     if (this.taskState[task] !== TASK_RUNNING) throw new Error(`task ${task} finished but was not running`);
     const g = this.graph;
     const w = this.taskWorker[task]!;
+    this.eventWorker = w;
     const n = this.workerNode[w]!;
     this.taskState[task] = TASK_DONE;
     this.tasksDone++;
@@ -304,6 +306,7 @@ export class Engine implements SchedContext, EvictionContext {
     this.markDirty(n);
     this.tryStart(w);
     this.settle();
+    this.eventWorker = -1;
     if (this.tasksDone === this.taskTotal) this.flushAll();
   }
 
@@ -456,14 +459,14 @@ export class Engine implements SchedContext, EvictionContext {
     return Number.isFinite(best) ? best : 0;
   }
 
-  prefetch(handle: number, node: number, mayEvict = false): boolean {
+  prefetch(handle: number, node: number, mayEvict = false, allow?: (handle: number) => boolean): boolean {
     const slot = handle * this.nNodes + node;
     const s = this.rstate[slot]!;
     if (s === Replica.SHARED || s === Replica.MODIFIED || s === Replica.LOADING) return true;
     if (this.ralloc[slot] === 1 || this.reqTask[node]!.length > 0) return false;
     const bytes = this.graph.handleSize.data[handle]!;
     if (this.used[node]! + bytes > this.capacity[node]!) {
-      if (!mayEvict || !this.makeSpace(node, bytes)) return false;
+      if (!mayEvict || !this.makeSpace(node, bytes, allow)) return false;
     }
     this.allocate(handle, node, Replica.LOADING);
     this.fetch(handle, node, TransferKind.PREFETCH);
@@ -472,6 +475,18 @@ export class Engine implements SchedContext, EvictionContext {
 
   random(n: number): number {
     return this.rng.int(n);
+  }
+
+  currentWorker(): number {
+    return this.eventWorker;
+  }
+
+  pipeline(worker: number): number[] {
+    const out: number[] = [];
+    for (let i = 0; i < this.pipeLen[worker]!; i++) {
+      out.push(this.pipe[worker * this.maxDepth + ((this.pipeHead[worker]! + i) % this.maxDepth)]!);
+    }
+    return out;
   }
 
   isEvictable(handle: number, node: number): boolean {
@@ -737,7 +752,7 @@ export class Engine implements SchedContext, EvictionContext {
     this.eviction.removed(h, n);
     this.emit(Cmd.FREE, h, n);
     for (let i = 0; i < this.observers.length; i++) this.observers[i]!.replicaFreed?.(h, n, reason, this.nowS);
-    if (reason === 'evict') this.scheduler.dataEvicted?.(h, n);
+    this.scheduler.dataRemoved?.(h, n, reason);
     this.markDirty(n);
   }
 
@@ -756,10 +771,10 @@ export class Engine implements SchedContext, EvictionContext {
    * modified victim is written back home first (its memory is freed when that completes).
    * Returns true when the bytes fit now; false when they must wait.
    */
-  private makeSpace(n: number, bytes: number): boolean {
+  private makeSpace(n: number, bytes: number, allow?: (handle: number) => boolean): boolean {
     const cap = this.capacity[n]!;
     while (this.used[n]! - this.freeing[n]! + bytes > cap) {
-      const v = this.eviction.victim(n);
+      const v = this.eviction.victim(n, allow);
       if (v < 0) return false;
       if (!this.isEvictable(v, n)) {
         throw new Error(
@@ -830,6 +845,7 @@ export class Engine implements SchedContext, EvictionContext {
     this.rrefs[h * this.nNodes + src]!++;
     if (dst === this.home) this.rstate[h * this.nNodes + dst] = Replica.LOADING;
     this.emit(Cmd.TRANSFER, id, 0);
+    if (dst !== this.home) this.scheduler.dataRequested?.(h, dst);
     for (let i = 0; i < this.observers.length; i++) this.observers[i]!.transferStarted?.(id, this.nowS);
   }
 

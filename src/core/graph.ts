@@ -43,6 +43,13 @@ export interface TaskOptions {
   name?: string;
   /** Tile dimensions passed to the codelet's flop function when `flops` is not given. */
   dims?: readonly number[];
+  /**
+   * Which part of the data the task belongs to (a stencil block, a row of tiles), for
+   * owner-computes mappings ("static" placement); -1 or absent when it has none.
+   */
+  affinity?: number;
+  /** Iteration or step the task belongs to (stencil iteration), -1 or absent when none. */
+  phase?: number;
 }
 
 /** One access of a task: a handle and a mode. */
@@ -67,6 +74,10 @@ export class TaskGraph {
   readonly taskFlops = new FloatList();
   /** Optional task names (sparse). */
   readonly taskNames: (string | undefined)[] = [];
+  /** Data-partition hint of each task (TaskOptions.affinity), -1 for none. */
+  readonly taskAffinity = new IntList();
+  /** Iteration of each task (TaskOptions.phase), -1 for none. */
+  readonly taskPhase = new IntList();
   /** First access index of each task; its accesses are accessStart[t] .. accessStart[t+1]-1. */
   readonly accessStart = new IntList();
   /** Handle of each access. */
@@ -140,6 +151,8 @@ export class TaskGraph {
     const cost = this.codelets[codelet]!.flops;
     this.taskFlops.push(options.flops ?? (cost && options.dims ? cost(...options.dims) : 0));
     if (options.name !== undefined) this.taskNames[task] = options.name;
+    this.taskAffinity.push(options.affinity ?? -1);
+    this.taskPhase.push(options.phase ?? -1);
     this.predCount.push(0);
     this.succHead.push(-1);
     this.lastLinker.push(-1);

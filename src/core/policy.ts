@@ -31,10 +31,18 @@ export interface SchedContext {
   transferTime(handle: number, node: number): number;
   /**
    * Asks the engine to load `handle` onto `node` ahead of use. Loads only into free memory
-   * (or, with `mayEvict`, after evicting unpinned replicas through the eviction policy).
-   * Returns true if the replica is valid, in flight or now requested.
+   * or, with `mayEvict`, after evicting unpinned replicas chosen by the eviction policy among
+   * those `allow` accepts (all when omitted). Returns true if the replica is valid, in flight
+   * or now requested.
    */
-  prefetch(handle: number, node: number, mayEvict?: boolean): boolean;
+  prefetch(handle: number, node: number, mayEvict?: boolean, allow?: (handle: number) => boolean): boolean;
+  /**
+   * The worker whose event is being handled (the one whose task finished and released the
+   * task being pushed, say), or -1 at start and for transfer events.
+   */
+  currentWorker(): number;
+  /** Tasks popped by `worker` and not finished yet, in execution order (its pipeline). */
+  pipeline(worker: number): number[];
   /** A deterministic random integer in [0, n), from the run's seed. */
   random(n: number): number;
 }
@@ -56,10 +64,18 @@ export interface Scheduler {
   taskStarted?(task: number, worker: number): void;
   /** Optional: `task` finished on `worker`. */
   taskFinished?(task: number, worker: number): void;
+  /** Optional: a transfer of `handle` to `node` was issued (the replica is now loading). */
+  dataRequested?(handle: number, node: number): void;
   /** Optional: `handle` became valid on `node`. */
   dataLoaded?(handle: number, node: number): void;
-  /** Optional: the replica of `handle` on `node` was dropped. */
-  dataEvicted?(handle: number, node: number): void;
+  /** Optional: the replica of `handle` on `node` was dropped (evicted, invalidated or discarded). */
+  dataRemoved?(handle: number, node: number, reason: 'evict' | 'invalidate' | 'discard'): void;
+  /**
+   * Optional: tasks this scheduler has assigned to `worker` and not yet handed over, in the
+   * order it will hand them (DARTS's plannedTasks, a dm* worker queue). Eviction policies that
+   * look into the future (LUF, Belady) read it.
+   */
+  plannedTasks?(worker: number): Iterable<number>;
   /** Optional: the eviction policy this scheduler needs (LUF uses DARTS's planned tasks). */
   evictionPolicy?(): EvictionPolicy | undefined;
 }
@@ -70,6 +86,10 @@ export interface EvictionContext {
   readonly graph: TaskGraph;
   /** The platform. */
   readonly platform: Platform;
+  /** The scheduler in use (for its plannedTasks). */
+  readonly scheduler: Scheduler;
+  /** Tasks popped by `worker` and not finished yet, in execution order (its pipeline). */
+  pipeline(worker: number): number[];
   /** True when the replica of `handle` on `node` may be evicted now (valid, unpinned, idle). */
   isEvictable(handle: number, node: number): boolean;
 }
@@ -89,6 +109,9 @@ export interface EvictionPolicy {
   used(handle: number, node: number): void;
   /** The replica of `handle` on `node` was freed. */
   removed(handle: number, node: number): void;
-  /** An evictable handle on `node` to evict, or -1 if none is evictable. */
-  victim(node: number): number;
+  /**
+   * An evictable handle on `node` to evict, among those `allow` accepts when given, or -1 if
+   * there is none.
+   */
+  victim(node: number, allow?: (handle: number) => boolean): number;
 }

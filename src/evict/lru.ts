@@ -30,7 +30,7 @@ export class LruEviction implements EvictionPolicy {
     this.list.remove(handle, node);
   }
 
-  victim(node: number): number {
-    return this.list.firstMatching(node, this.ctx);
+  victim(node: number, allow?: (handle: number) => boolean): number {
+    return this.list.firstMatching(node, this.ctx, allow);
   }
 }

@@ -58,11 +58,14 @@ export class ReplicaList {
     this.append(handle, node);
   }
 
-  /** The first handle from the head of node's list that the engine says is evictable, or -1. */
-  firstMatching(node: number, ctx: EvictionContext): number {
+  /**
+   * The first handle from the head of node's list that the engine says is evictable (and that
+   * `allow` accepts, when given), or -1.
+   */
+  firstMatching(node: number, ctx: EvictionContext, allow?: (handle: number) => boolean): number {
     for (let s = this.head[node]!; s >= 0; s = this.next[s]!) {
       const h = (s - node) / this.nodes;
-      if (ctx.isEvictable(h, node)) return h;
+      if (ctx.isEvictable(h, node) && (allow === undefined || allow(h))) return h;
     }
     return -1;
   }

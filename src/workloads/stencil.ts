@@ -95,6 +95,8 @@ export function stencil(params: WorkloadParams = {}): Workload {
       graph.submit(update, accesses, {
         flops: STENCIL_FLOPS_PER_POINT * planePoints * depth[b]!,
         name: `STENCIL(${b},${t})`,
+        affinity: b,
+        phase: t,
       });
     }
     if (t === iterations - 1 || blocks === 1) continue;
@@ -105,7 +107,12 @@ export function stencil(params: WorkloadParams = {}): Workload {
       if (b > 0) accesses.push([bottom[2 * b + q]!, AccessMode.W]);
       if (b < blocks - 1) accesses.push([top[2 * b + q]!, AccessMode.W]);
       // A plane copy: one "flop" per element copied, so that it costs something small.
-      graph.submit(copy, accesses, { flops: planePoints * (accesses.length - 1), name: `HALO(${b},${t})` });
+      graph.submit(copy, accesses, {
+        flops: planePoints * (accesses.length - 1),
+        name: `HALO(${b},${t})`,
+        affinity: b,
+        phase: t,
+      });
     }
   }
   return finishWorkload(
