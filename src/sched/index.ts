@@ -1,22 +1,25 @@
 /** Registry of scheduling policies by name (`--sched NAME`, like STARPU_SCHED). */
 import type { Scheduler } from '../core/policy.ts';
 import { LocusError } from '../core/types.ts';
+import { DARTS_SCHEDULERS } from './darts/index.ts';
+import { DM_SCHEDULERS } from './dm/index.ts';
 import { EagerScheduler } from './eager.ts';
+import type { SchedulerEntry, SchedulerOptions } from './options.ts';
 import { RandomScheduler } from './random.ts';
 
-/** Scheduler factories, keyed by command-line name, with a one-line description. */
-export const SCHEDULERS: Record<string, { description: string; create(): Scheduler }> = {
-  eager: {
-    description: 'one shared FIFO in ready order (seed 000 baseline)',
-    create: () => new EagerScheduler(),
-  },
+export type { SchedulerEntry, SchedulerOptions } from './options.ts';
+
+/** Scheduler factories, keyed by command-line name. */
+export const SCHEDULERS: Record<string, SchedulerEntry> = {
+  eager: { description: 'one shared FIFO in ready order (seed 000 baseline)', create: () => new EagerScheduler() },
   random: { description: 'speed-weighted random worker per task', create: () => new RandomScheduler() },
+  ...DM_SCHEDULERS,
+  ...DARTS_SCHEDULERS,
 };
 
 /** Creates the scheduler `name`; throws a LocusError listing the known names. */
-export function createScheduler(name: string): Scheduler {
+export function createScheduler(name: string, options: SchedulerOptions = {}): Scheduler {
   const entry = SCHEDULERS[name];
-  if (!entry)
-    throw new LocusError(`unknown scheduler '${name}': use one of ${Object.keys(SCHEDULERS).join(', ')}`);
-  return entry.create();
+  if (!entry) throw new LocusError(`unknown scheduler '${name}': use one of ${Object.keys(SCHEDULERS).join(', ')}`);
+  return entry.create(options);
 }

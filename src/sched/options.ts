@@ -1,0 +1,19 @@
+/** Options every scheduler factory receives (each reads those that apply to it). */
+export interface SchedulerOptions {
+  /** dm*, heft-*: prefetch a task's inputs to its worker's node when it is assigned. */
+  prefetch?: boolean;
+  /** darts: scan at most this many candidate data per decision (0 = all). */
+  dartsThreshold?: number;
+  /** darts: break ties by the tasks one datum away from free (for 3-input tasks). */
+  darts3inputs?: boolean;
+  /** darts: the "opti" order: the datum with the smallest transfer time / compute time freed. */
+  dartsOpti?: boolean;
+}
+
+/** A named scheduler factory with a one-line description. */
+export interface SchedulerEntry {
+  /** One line for `locus policies`, with the seed reference. */
+  description: string;
+  /** Builds a fresh instance. */
+  create(options: SchedulerOptions): import('../core/policy.ts').Scheduler;
+}
