@@ -7,7 +7,7 @@ import { type DurationModel, PlatformModel } from '../core/model.ts';
 import type { Platform } from '../core/platform.ts';
 import type { EvictionPolicy, Scheduler } from '../core/policy.ts';
 import { createEviction } from '../evict/index.ts';
-import { createScheduler } from '../sched/index.ts';
+import { createScheduler, type SchedulerOptions } from '../sched/index.ts';
 import { ChromeTrace } from '../trace/chrome.ts';
 import { buildReport, type RunReport } from '../trace/report.ts';
 import { RunStats } from '../trace/stats.ts';
@@ -21,6 +21,18 @@ export interface SimulateOptions {
   platform: Platform;
   /** Scheduler name (see SCHEDULERS) or instance; default 'eager'. */
   scheduler?: string | Scheduler;
+  /** Options for a scheduler given by name. */
+  schedulerOptions?: SchedulerOptions;
+  /**
+   * Relative spread of simulated task durations around the model (0 = exact): each duration
+   * is drawn uniformly in [d (1 - noise), d (1 + noise)] from the run's seed.
+   */
+  noise?: number;
+  /**
+   * Add each scheduling decision's measured wall-clock cost to the deciding worker's virtual
+   * time (seed 000 counts the cost of computing the schedule in its GFlop/s).
+   */
+  chargeScheduling?: boolean;
   /** Eviction policy name (see EVICTION_POLICIES) or instance; default 'lru'. */
   eviction?: string | EvictionPolicy;
   /** Seed of the run's random draws; default 1. */
@@ -49,7 +61,8 @@ export interface SimulateResult {
 
 /** Simulates the graph to completion and reports. */
 export function simulate(o: SimulateOptions): SimulateResult {
-  const scheduler = typeof o.scheduler === 'object' ? o.scheduler : createScheduler(o.scheduler ?? 'eager');
+  const scheduler =
+    typeof o.scheduler === 'object' ? o.scheduler : createScheduler(o.scheduler ?? 'eager', o.schedulerOptions);
   const eviction = typeof o.eviction === 'object' ? o.eviction : createEviction(o.eviction ?? 'lru');
   const seed = o.seed ?? 1;
   const t0 = performance.now();
@@ -63,6 +76,8 @@ export function simulate(o: SimulateOptions): SimulateResult {
     gpuPipeline: o.gpuPipeline,
     cpuPipeline: o.cpuPipeline,
     onProgress: o.onProgress,
+    noise: o.noise,
+    chargeScheduling: o.chargeScheduling,
   });
   const stats = new RunStats(sim.engine);
   sim.engine.observe(stats);

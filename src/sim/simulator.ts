@@ -18,6 +18,10 @@ export interface SimOptions extends EngineOptions {
   onProgress?: (finished: number, total: number) => void;
   /** Task count between progress calls (default 10,000). */
   progressEvery?: number;
+  /** Relative spread of task durations around the model (see simulate()). */
+  noise?: number;
+  /** Charge scheduling decisions' wall-clock cost to the workers (see simulate()). */
+  chargeScheduling?: boolean;
 }
 
 /** What a simulated run returns beyond what observers recorded. */
