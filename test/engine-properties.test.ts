@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { TaskGraph } from '../src/core/graph.ts';
 import { AccessMode } from '../src/core/types.ts';
 import { EVICTION_POLICIES } from '../src/evict/index.ts';
-import { SCHEDULERS } from '../src/sched/index.ts';
+import { createScheduler, SCHEDULERS } from '../src/sched/index.ts';
 import { testPlatform } from './helpers/platforms.ts';
 import { checkedRun } from './helpers/run.ts';
 
@@ -109,6 +109,9 @@ test('invariants hold and runs are deterministic on random graphs and platforms'
         bus: pm.bus,
         latency: pm.latency,
       });
+      // LUF reads the scheduler's planned tasks: schedulers without a plan cannot use it.
+      const probe = createScheduler(run.sched);
+      fc.pre(run.eviction !== 'luf' || probe.plannedTasks !== undefined);
       const first = checkedRun(g, platform, run);
       assert.deepEqual(first.checker.violations, []);
       assert.ok(first.checker.finished, 'the run finished');

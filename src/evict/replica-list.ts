@@ -69,4 +69,9 @@ export class ReplicaList {
     }
     return -1;
   }
+
+  /** Calls fn on every handle of node's list, least recent first. */
+  forEach(node: number, fn: (handle: number) => void): void {
+    for (let s = this.head[node]!; s >= 0; s = this.next[s]!) fn((s - node) / this.nodes);
+  }
 }

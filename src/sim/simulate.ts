@@ -62,7 +62,9 @@ export interface SimulateResult {
 /** Simulates the graph to completion and reports. */
 export function simulate(o: SimulateOptions): SimulateResult {
   const scheduler =
-    typeof o.scheduler === 'object' ? o.scheduler : createScheduler(o.scheduler ?? 'eager', o.schedulerOptions);
+    typeof o.scheduler === 'object'
+      ? o.scheduler
+      : createScheduler(o.scheduler ?? 'eager', o.schedulerOptions);
   const eviction = typeof o.eviction === 'object' ? o.eviction : createEviction(o.eviction ?? 'lru');
   const seed = o.seed ?? 1;
   const t0 = performance.now();

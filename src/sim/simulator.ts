@@ -3,9 +3,13 @@
  * starts, and the fair-sharing network; feeds the engine its events and executes its
  * commands in virtual time. Task durations come from the duration model; a transfer first
  * pays the latencies of its route's links, then flows at its fair share of their bandwidth.
- * Deterministic: same graph, platform, policies and seed give the same event sequence.
+ * Deterministic: same graph, platform, policies and seed give the same event sequence
+ * (except with chargeScheduling, whose charges are measured wall-clock times).
  */
 import { Cmd, Engine, type EngineOptions } from '../core/engine.ts';
+import { Rng } from '../core/rng.ts';
+import { LocusError } from '../core/types.ts';
+import { chargingScheduler, SchedulingDebt } from './charging.ts';
 import { EventHeap } from './event-heap.ts';
 import { Network } from './network.ts';
 
@@ -44,11 +48,23 @@ export class Simulator {
   private now = 0;
   private makespan = 0;
   private events = 0;
+  private readonly noise: number;
+  private readonly noiseRng: Rng;
+  /** Scheduling cost owed by each worker (with chargeScheduling). */
+  readonly debt: SchedulingDebt | undefined;
   private readonly nodes: number;
   private readonly latency: Float64Array;
 
   constructor(options: SimOptions) {
     this.options = options;
+    const noise = options.noise ?? 0;
+    if (!(noise >= 0 && noise < 1)) throw new LocusError(`--noise must be in [0, 1) (got ${noise})`);
+    this.noise = noise;
+    this.noiseRng = new Rng((options.seed ?? 1) ^ 0x5eed);
+    if (options.chargeScheduling) {
+      this.debt = new SchedulingDebt(options.platform.workers.length);
+      options = { ...options, scheduler: chargingScheduler(options.scheduler, this.debt) };
+    }
     this.engine = new Engine(options);
     this.net = new Network(options.platform);
     const p = options.platform;
@@ -125,7 +141,10 @@ export class Simulator {
       const op = ops[i]!;
       if (op === Cmd.RUN) {
         const task = as[i]!;
-        const d = this.options.model.taskDuration(this.options.graph, task, bs[i]!);
+        const w = bs[i]!;
+        let d = this.options.model.taskDuration(this.options.graph, task, w);
+        if (this.noise > 0) d *= 1 + this.noise * (2 * (this.noiseRng.int(1 << 30) / (1 << 30)) - 1);
+        if (this.debt) d += this.debt.take(w);
         this.heap.push(this.now + d, EV_TASK_END, task);
       } else if (op === Cmd.TRANSFER) {
         const id = as[i]!;

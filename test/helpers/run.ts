@@ -1,8 +1,9 @@
 /** Runs a graph on a test platform under the simulator with the invariant checker attached. */
+import type { EngineObserver } from '../../src/core/engine.ts';
 import type { TaskGraph } from '../../src/core/graph.ts';
 import { PlatformModel } from '../../src/core/model.ts';
 import type { Platform } from '../../src/core/platform.ts';
-import type { SchedContext, Scheduler } from '../../src/core/policy.ts';
+import type { EvictionPolicy, SchedContext, Scheduler } from '../../src/core/policy.ts';
 import { createEviction } from '../../src/evict/index.ts';
 import { createScheduler } from '../../src/sched/index.ts';
 import { Simulator } from '../../src/sim/simulator.ts';
@@ -23,15 +24,19 @@ export class FixedScheduler implements Scheduler {
   pop(worker: number): number {
     return this.queues[worker]!.shift() ?? -1;
   }
+  plannedTasks(worker: number): number[] {
+    return this.queues[worker]!;
+  }
 }
 
 /** Options of a checked simulated run. */
 export interface CheckedRunOptions {
   sched?: string | Scheduler;
-  eviction?: string;
+  eviction?: string | EvictionPolicy;
   seed?: number;
   gpuPipeline?: number;
   cpuPipeline?: number;
+  observers?: EngineObserver[];
 }
 
 /** Simulates and returns the checker, the statistics and the timing. */
@@ -41,7 +46,7 @@ export function checkedRun(graph: TaskGraph, platform: Platform, o: CheckedRunOp
     graph,
     platform,
     scheduler,
-    eviction: createEviction(o.eviction ?? 'lru'),
+    eviction: typeof o.eviction === 'object' ? o.eviction : createEviction(o.eviction ?? 'lru'),
     model: new PlatformModel(platform, graph),
     seed: o.seed ?? 1,
     gpuPipeline: o.gpuPipeline,
@@ -50,6 +55,7 @@ export function checkedRun(graph: TaskGraph, platform: Platform, o: CheckedRunOp
   const checker = new InvariantChecker(sim.engine);
   const stats = new RunStats(sim.engine);
   sim.engine.observe(checker).observe(stats);
+  for (const extra of o.observers ?? []) sim.engine.observe(extra);
   const result = sim.run();
   return { checker, stats, result, engine: sim.engine };
 }

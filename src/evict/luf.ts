@@ -1,0 +1,111 @@
+/**
+ * LUF, Least Used in the Future (seed 000, section 3.2, Algorithm 3), DARTS's eviction
+ * policy. Among the evictable data of a GPU: if some are used by no task of its taskBuffer
+ * (the tasks it has popped and not finished: the engine's pipeline), evict the one used by the
+ * fewest tasks of its plannedTasks; otherwise apply Belady's rule to the taskBuffer (evict the
+ * datum whose next use there is the furthest). Then the planned tasks that read the victim go
+ * back to the shared pool (line 10) and the victim back to dataNotInMem (through the
+ * scheduler's removal notification, line 11). Ties go to the least recently used datum.
+ * Works with any scheduler exposing plannedTasks (DARTS also gives O(1) planned-use counts).
+ * Cost per victim: O(resident data x (pipeline depth x inputs)), plus O(planned tasks x inputs)
+ * when the scheduler does not count planned uses itself.
+ */
+import type { EvictionContext, EvictionPolicy } from '../core/policy.ts';
+import { LocusError } from '../core/types.ts';
+import { ReplicaList } from './replica-list.ts';
+
+/** A scheduler that counts planned uses of a datum per worker and can unplan tasks (DARTS). */
+interface PlanningScheduler {
+  plannedUsesOf?(worker: number, handle: number): number;
+  unplan?(handle: number, node: number): void;
+}
+
+/** Least used in the future, then Belady on the task buffer. */
+export class LufEviction implements EvictionPolicy {
+  readonly name = 'luf';
+  private ctx!: EvictionContext;
+  private list!: ReplicaList;
+  private workersOf: number[][] = [];
+  private sched!: PlanningScheduler & EvictionContext['scheduler'];
+
+  init(ctx: EvictionContext): void {
+    this.ctx = ctx;
+    this.sched = ctx.scheduler as PlanningScheduler & EvictionContext['scheduler'];
+    if (!this.sched.plannedTasks) {
+      throw new LocusError(
+        `eviction luf needs a scheduler that plans tasks ahead (darts, dm*, ws, prio); '${ctx.scheduler.name}' does not`,
+      );
+    }
+    this.list = new ReplicaList(ctx.graph.handleCount, ctx.platform.nodes.length);
+    this.workersOf = ctx.platform.nodes.map((_, n) =>
+      ctx.platform.workers.flatMap((w, i) => (w.node === n ? [i] : [])),
+    );
+  }
+
+  added(handle: number, node: number): void {
+    this.list.append(handle, node);
+  }
+
+  used(handle: number, node: number): void {
+    this.list.moveToTail(handle, node);
+  }
+
+  removed(handle: number, node: number): void {
+    this.list.remove(handle, node);
+  }
+
+  victim(node: number, allow?: (handle: number) => boolean): number {
+    const g = this.ctx.graph;
+    const workers = this.workersOf[node]!;
+    // Next use of each datum in the task buffers, by position (Belady's key).
+    const nextUse = new Map<number, number>();
+    let pos = 0;
+    for (const w of workers) {
+      for (const t of this.ctx.pipeline(w)) {
+        for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
+          const h = g.accessHandle.data[a]!;
+          if (!nextUse.has(h)) nextUse.set(h, pos);
+        }
+        pos++;
+      }
+    }
+    const planned = this.sched.plannedUsesOf ? undefined : this.countPlanned(workers);
+    let best = -1;
+    let bestPlanned = Number.POSITIVE_INFINITY;
+    let belady = -1;
+    let beladyUse = -1;
+    this.list.forEach(node, (h) => {
+      if (!this.ctx.isEvictable(h, node) || (allow && !allow(h))) return;
+      const use = nextUse.get(h);
+      if (use === undefined) {
+        let np = 0;
+        if (planned) np = planned.get(h) ?? 0;
+        else for (const w of workers) np += this.sched.plannedUsesOf!(w, h);
+        if (np < bestPlanned) {
+          bestPlanned = np;
+          best = h;
+        }
+      } else if (use > beladyUse) {
+        beladyUse = use;
+        belady = h;
+      }
+    });
+    const victim = best >= 0 ? best : belady;
+    if (victim >= 0) this.sched.unplan?.(victim, node);
+    return victim;
+  }
+
+  private countPlanned(workers: number[]): Map<number, number> {
+    const g = this.ctx.graph;
+    const counts = new Map<number, number>();
+    for (const w of workers) {
+      for (const t of this.ctx.scheduler.plannedTasks!(w)) {
+        for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
+          const h = g.accessHandle.data[a]!;
+          counts.set(h, (counts.get(h) ?? 0) + 1);
+        }
+      }
+    }
+    return counts;
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * A set of integers in [0, capacity) with O(1) add, delete, membership and uniform access by
+ * position (for random choice): a dense array plus each member's position in it.
+ */
+export class IndexedSet {
+  private readonly items: Int32Array;
+  private readonly pos: Int32Array;
+  /** Number of members. */
+  size = 0;
+
+  constructor(capacity: number) {
+    this.items = new Int32Array(capacity);
+    this.pos = new Int32Array(capacity).fill(-1);
+  }
+
+  /** Adds x (no-op if present). */
+  add(x: number): void {
+    if (this.pos[x]! >= 0) return;
+    this.pos[x] = this.size;
+    this.items[this.size++] = x;
+  }
+
+  /** Removes x (no-op if absent); the last member takes its place. */
+  delete(x: number): void {
+    const i = this.pos[x]!;
+    if (i < 0) return;
+    const last = this.items[--this.size]!;
+    this.items[i] = last;
+    this.pos[last] = i;
+    this.pos[x] = -1;
+  }
+
+  /** True when x is a member. */
+  has(x: number): boolean {
+    return this.pos[x]! >= 0;
+  }
+
+  /** The member at position i (0 <= i < size). */
+  at(i: number): number {
+    return this.items[i]!;
+  }
+
+  /** The members (a snapshot-free view: do not modify the set while iterating). */
+  *values(): IterableIterator<number> {
+    for (let i = 0; i < this.size; i++) yield this.items[i]!;
+  }
+}
