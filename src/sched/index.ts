@@ -6,6 +6,7 @@ import { DM_SCHEDULERS } from './dm/index.ts';
 import { EagerScheduler } from './eager.ts';
 import type { SchedulerEntry, SchedulerOptions } from './options.ts';
 import { RandomScheduler } from './random.ts';
+import { StaticScheduler } from './static.ts';
 
 export type { SchedulerEntry, SchedulerOptions } from './options.ts';
 
@@ -13,6 +14,10 @@ export type { SchedulerEntry, SchedulerOptions } from './options.ts';
 export const SCHEDULERS: Record<string, SchedulerEntry> = {
   eager: { description: 'one shared FIFO in ready order (seed 000 baseline)', create: () => new EagerScheduler() },
   random: { description: 'speed-weighted random worker per task', create: () => new RandomScheduler() },
+  static: {
+    description: "owner-computes: each task on the GPU owning its block (seed 001's static stencil placement)",
+    create: () => new StaticScheduler(),
+  },
   ...DM_SCHEDULERS,
   ...DARTS_SCHEDULERS,
 };
