@@ -95,6 +95,7 @@ const runArb = fc.record({
   seed: fc.integer({ min: 0, max: 1000 }),
   gpuPipeline: fc.integer({ min: 1, max: 3 }),
   cpuPipeline: fc.integer({ min: 1, max: 2 }),
+  gpuLookahead: fc.integer({ min: 0, max: 3 }),
 });
 
 test('invariants hold and runs are deterministic on random graphs and platforms', () => {

@@ -63,6 +63,8 @@ export const Cmd = {
   FREE: 3,
   /** Every task finished and every modified replica is home: the run is over. */
   FINISHED: 4,
+  /** Transfer `a`, a prefetch so far, is now needed by a task: give it a fetch's priority. */
+  URGENT: 5,
 } as const;
 
 /** Why a replica was freed. */
@@ -107,6 +109,12 @@ export interface EngineOptions {
   gpuPipeline?: number;
   /** Tasks a CPU worker holds at once (default 1). */
   cpuPipeline?: number;
+  /**
+   * Tasks a GPU worker pops ahead of its pipeline (default 0): their inputs are prefetched
+   * (not pinned, so an eviction may take them back), like the task buffer of StarPU's
+   * schedulers (seed 000's taskBuffer_k is this buffer plus the pipeline).
+   */
+  gpuLookahead?: number;
 }
 
 const TASK_PENDING = 0;
@@ -114,6 +122,7 @@ const TASK_READY = 1;
 const TASK_QUEUED = 2;
 const TASK_RUNNING = 3;
 const TASK_DONE = 4;
+const TASK_BUFFERED = 5;
 
 const F_WRITEBACK = 1; // a write-back from this replica is in flight
 const F_EVICTING = 2; // free it when that write-back completes
@@ -148,6 +157,11 @@ export class Engine implements SchedContext, EvictionContext {
   readonly trDst = new IntList(256);
   /** Kind of each transfer (TransferKind). */
   readonly trKind = new IntList(256);
+  /**
+   * 1 when a task waits for the transfer (every kind but prefetch, and prefetches a task
+   * came to need): drivers serve these before prefetches, as StarPU orders its requests.
+   */
+  readonly trUrgent = new IntList(256);
   private readonly trVersion = new IntList(256);
 
   private readonly model: DurationModel;
@@ -174,6 +188,10 @@ export class Engine implements SchedContext, EvictionContext {
   private readonly pipeLen: Int32Array;
   private readonly maxDepth: number;
   private readonly running: Int32Array;
+  private readonly lookahead: Int32Array;
+  private readonly buffer: IntQueue[];
+  private readonly anyLookahead: boolean;
+  private bufferNeeded = false;
   private readonly workerNode: Int32Array;
   private readonly kindMask: Uint8Array;
   private codeletKinds!: Uint8Array;
@@ -184,6 +202,7 @@ export class Engine implements SchedContext, EvictionContext {
   private ralloc!: Uint8Array;
   private rrefs!: Int32Array;
   private version!: Int32Array;
+  private loadingTransfer!: Int32Array;
   // Waiters on a slot: task ids (>= 0) or forwards to a node (-(node + 1)) on home slots.
   private waitHead!: Int32Array;
   private readonly waitValue = new IntList(256);
@@ -227,6 +246,12 @@ export class Engine implements SchedContext, EvictionContext {
       this.kindMask[w] = worker.kind === 'cpu' ? 1 : 2;
     }
     this.maxDepth = Math.max(1, ...this.depth);
+    const ahead = options.gpuLookahead ?? 0;
+    if (!Number.isInteger(ahead) || ahead < 0)
+      throw new LocusError(`lookahead must be a non-negative integer (got ${ahead})`);
+    this.lookahead = new Int32Array(p.workers.map((w) => (w.kind === 'gpu' ? ahead : 0)));
+    this.buffer = p.workers.map(() => new IntQueue());
+    this.anyLookahead = this.lookahead.some((x) => x > 0);
     this.pipe = new Int32Array(nw * this.maxDepth);
     this.pipeHead = new Int32Array(nw);
     this.pipeLen = new Int32Array(nw);
@@ -323,6 +348,7 @@ export class Engine implements SchedContext, EvictionContext {
     const dstSlot = h * nn + dst;
     const current = this.trVersion.data[id] === this.version[h];
     this.inFlight--;
+    if (this.loadingTransfer[dstSlot] === id) this.loadingTransfer[dstSlot] = -1;
     for (let i = 0; i < this.observers.length; i++) this.observers[i]!.transferFinished?.(id, now, current);
     if (kind === TransferKind.WRITEBACK || kind === TransferKind.FLUSH || kind === TransferKind.STAGE) {
       this.rflags[srcSlot]! &= ~F_WRITEBACK;
@@ -486,6 +512,8 @@ export class Engine implements SchedContext, EvictionContext {
     for (let i = 0; i < this.pipeLen[worker]!; i++) {
       out.push(this.pipe[worker * this.maxDepth + ((this.pipeHead[worker]! + i) % this.maxDepth)]!);
     }
+    const b = this.buffer[worker]!;
+    for (let i = 0; i < b.length; i++) out.push(b.at(i));
     return out;
   }
 
@@ -530,6 +558,7 @@ export class Engine implements SchedContext, EvictionContext {
     this.rrefs = new Int32Array(slots);
     this.version = new Int32Array(nh);
     this.waitHead = new Int32Array(slots).fill(-1);
+    this.loadingTransfer = new Int32Array(slots).fill(-1);
     let total = 0;
     for (let h = 0; h < nh; h++) {
       const slot = h * this.nNodes + this.home;
@@ -588,15 +617,20 @@ export class Engine implements SchedContext, EvictionContext {
     this.dispatchNeeded = true;
   }
 
-  /** Pops tasks for every worker with room in its pipeline, then serves node queues. */
+  /**
+   * Pops tasks for every worker with room in its pipeline, serves the node queues, then fills
+   * the lookahead buffers (whose prefetches only use memory the queues do not wait for).
+   */
   private settle(): void {
     do {
       if (this.dispatchNeeded) {
         this.dispatchNeeded = false;
+        this.bufferNeeded = this.anyLookahead;
         const nw = this.platform.workers.length;
         for (let w = 0; w < nw; w++) {
+          const buffer = this.buffer[w]!;
           while (this.pipeLen[w]! < this.depth[w]!) {
-            const t = this.scheduler.pop(w);
+            const t = buffer.length > 0 ? buffer.shift() : this.scheduler.pop(w);
             if (t < 0) break;
             this.accept(t, w);
           }
@@ -610,11 +644,50 @@ export class Engine implements SchedContext, EvictionContext {
             this.serveQueue(n);
           }
         }
+        if (this.anyLookahead) this.bufferNeeded = true;
       }
-    } while (this.dispatchNeeded);
+      if (this.bufferNeeded) {
+        this.bufferNeeded = false;
+        this.fillBuffers();
+      }
+    } while (this.dispatchNeeded || this.anyNodeDirty);
   }
 
-  private accept(task: number, worker: number): void {
+  /** Tops up every worker's lookahead buffer and retries the prefetches it still lacks. */
+  private fillBuffers(): void {
+    const g = this.graph;
+    const nw = this.platform.workers.length;
+    for (let w = 0; w < nw; w++) {
+      const buffer = this.buffer[w]!;
+      const n = this.workerNode[w]!;
+      for (let i = 0; i < buffer.length && this.reqTask[n]!.length === 0; i++) {
+        const t = buffer.at(i);
+        for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
+          if (g.accessMode.data[a]! & AccessMode.R) this.prefetch(g.accessHandle.data[a]!, n, true);
+        }
+      }
+      while (buffer.length < this.lookahead[w]!) {
+        const t = this.scheduler.pop(w);
+        if (t < 0) break;
+        this.bufferTask(t, w);
+      }
+    }
+  }
+
+  /** Holds a popped task ahead of the pipeline and prefetches its inputs (unpinned). */
+  private bufferTask(task: number, worker: number): void {
+    this.checkPopped(task, worker);
+    this.taskState[task] = TASK_BUFFERED;
+    this.taskWorker[task] = worker;
+    this.buffer[worker]!.push(task);
+    const g = this.graph;
+    const n = this.workerNode[worker]!;
+    for (let a = g.accessStart.data[task]!; a < g.accessStart.data[task + 1]!; a++) {
+      if (g.accessMode.data[a]! & AccessMode.R) this.prefetch(g.accessHandle.data[a]!, n, true);
+    }
+  }
+
+  private checkPopped(task: number, worker: number): void {
     if (this.taskState[task] !== TASK_READY) {
       throw new Error(`scheduler ${this.scheduler.name} popped task ${task} which is not ready`);
     }
@@ -623,6 +696,10 @@ export class Engine implements SchedContext, EvictionContext {
         `scheduler ${this.scheduler.name} gave task ${task} to worker ${worker} which cannot run it`,
       );
     }
+  }
+
+  private accept(task: number, worker: number): void {
+    if (this.taskState[task] !== TASK_BUFFERED) this.checkPopped(task, worker);
     const g = this.graph;
     this.taskState[task] = TASK_QUEUED;
     this.taskWorker[task] = worker;
@@ -674,6 +751,11 @@ export class Engine implements SchedContext, EvictionContext {
       this.rrefs[slot]!++;
       this.eviction.used(h, n);
       this.addWaiter(slot, task);
+      const id = this.loadingTransfer[slot]!;
+      if (id >= 0 && this.trUrgent.data[id] === 0) {
+        this.trUrgent.data[id] = 1;
+        this.emit(Cmd.URGENT, id, 0);
+      }
       return true;
     }
     if (this.ralloc[slot] === 1) {
@@ -751,7 +833,8 @@ export class Engine implements SchedContext, EvictionContext {
     this.used[n]! -= this.graph.handleSize.data[h]!;
     this.eviction.removed(h, n);
     this.emit(Cmd.FREE, h, n);
-    for (let i = 0; i < this.observers.length; i++) this.observers[i]!.replicaFreed?.(h, n, reason, this.nowS);
+    for (let i = 0; i < this.observers.length; i++)
+      this.observers[i]!.replicaFreed?.(h, n, reason, this.nowS);
     this.scheduler.dataRemoved?.(h, n, reason);
     this.markDirty(n);
   }
@@ -840,6 +923,8 @@ export class Engine implements SchedContext, EvictionContext {
     this.trSrc.push(src);
     this.trDst.push(dst);
     this.trKind.push(kind);
+    this.trUrgent.push(kind === TransferKind.PREFETCH ? 0 : 1);
+    this.loadingTransfer[h * this.nNodes + dst] = id;
     this.trVersion.push(this.version[h]!);
     this.inFlight++;
     this.rrefs[h * this.nNodes + src]!++;

@@ -3,7 +3,9 @@
  * max-min fairly, recomputed whenever a flow starts or ends (the fluid model of SimGrid's
  * LMM solver, without its TCP corrections). Progressive filling: repeatedly take the link
  * with the smallest fair share (remaining capacity / unfixed flows), give that share to
- * its unfixed flows and remove their rate from every link they cross.
+ * its unfixed flows and remove their rate from every link they cross. Two classes, as StarPU
+ * serves a node's fetch requests before its prefetch requests: urgent flows (a task waits for
+ * them) are filled first; prefetches share the capacity they leave.
  * Cost: O(flows x links per flow x bottleneck rounds) per start or end, with flat typed
  * arrays and no allocation; flows in flight are few (bounded by the workers' pipelines and
  * prefetches).
@@ -16,13 +18,18 @@ export class Network {
   private remaining = new Float64Array(64);
   private rates = new Float64Array(64);
   private routeOf = new Int32Array(64);
+  private urgent = new Uint8Array(64);
   private count = 0;
   private lastUpdate = 0;
   private next = Number.POSITIVE_INFINITY;
+  private lowPriority = 0;
   private readonly capacity: Float64Array;
   private readonly linkLeft: Float64Array;
   private readonly linkCount: Int32Array;
   private readonly touched: Int32Array;
+  private readonly urgentUse: Float64Array;
+  private readonly urgentTouched: Int32Array;
+  private urgentTouchedCount = 0;
   private fixed = new Uint8Array(64);
   // Links of every route, flattened: route r's links are routeLinks[routeStart[r] .. routeStart[r+1]).
   private readonly routeStart: Int32Array;
@@ -34,6 +41,8 @@ export class Network {
     this.linkLeft = new Float64Array(platform.links.length);
     this.linkCount = new Int32Array(platform.links.length);
     this.touched = new Int32Array(platform.links.length);
+    this.urgentUse = new Float64Array(platform.links.length);
+    this.urgentTouched = new Int32Array(platform.links.length);
     this.nodes = platform.nodes.length;
     const n = this.nodes;
     this.routeStart = new Int32Array(n * n + 1);
@@ -51,8 +60,11 @@ export class Network {
     return this.count;
   }
 
-  /** Adds a flow of `bytes` from node src to node dst at time `now`. */
-  add(id: number, bytes: number, src: number, dst: number, now: number): void {
+  /**
+   * Adds a flow of `bytes` from node src to node dst at time `now`. Urgent flows (a task
+   * waits for them) get their fair shares first; the others (prefetches) share what is left.
+   */
+  add(id: number, bytes: number, src: number, dst: number, urgent: boolean, now: number): void {
     this.advance(now);
     if (this.count === this.ids.length) this.grow();
     const i = this.count++;
@@ -60,7 +72,22 @@ export class Network {
     this.remaining[i] = bytes;
     this.rates[i] = 0;
     this.routeOf[i] = src * this.nodes + dst;
+    this.urgent[i] = urgent ? 1 : 0;
+    if (!urgent) this.lowPriority++;
     this.share();
+  }
+
+  /** Makes flow `id` urgent (a task now waits for this prefetch); no-op if not in flight. */
+  promote(id: number, now: number): void {
+    for (let i = 0; i < this.count; i++) {
+      if (this.ids[i] === id && this.urgent[i] === 0) {
+        this.advance(now);
+        this.urgent[i] = 1;
+        this.lowPriority--;
+        this.share();
+        return;
+      }
+    }
   }
 
   /** Time at which the next flow completes, or Infinity (O(1): kept by every rate change). */
@@ -91,12 +118,14 @@ export class Network {
       // A flow within a nanosecond of its end completes now (floating-point slack).
       if (left <= rate * 1e-9) {
         done.push(this.ids[i]!);
+        if (this.urgent[i] === 0) this.lowPriority--;
         continue;
       }
       this.ids[w] = this.ids[i]!;
       this.remaining[w] = left;
       this.rates[w] = rate;
       this.routeOf[w] = this.routeOf[i]!;
+      this.urgent[w] = this.urgent[i]!;
       w++;
     }
     this.count = w;
@@ -123,47 +152,57 @@ export class Network {
     const routes = new Int32Array(n);
     routes.set(this.routeOf);
     this.routeOf = routes;
+    const urgent = new Uint8Array(n);
+    urgent.set(this.urgent);
+    this.urgent = urgent;
     this.fixed = new Uint8Array(n);
   }
 
-  /** Recomputes the fair rates, then the next completion time. */
+  /** Recomputes the fair rates (urgent flows first, then the others), then the next completion. */
   private share(): void {
-    this.fairRates();
+    if (this.count > 0) {
+      if (this.lowPriority === 0 || this.lowPriority === this.count) {
+        this.fill(-1, false);
+      } else {
+        this.fill(1, false);
+        this.fill(0, true);
+        for (let j = 0; j < this.urgentTouchedCount; j++) this.urgentUse[this.urgentTouched[j]!] = 0;
+      }
+    }
     this.updateNext();
   }
 
-  /** Max-min fair rates by progressive filling. */
-  private fairRates(): void {
+  /**
+   * Max-min fair rates by progressive filling, over the flows of one class (urgent = 1 or 0;
+   * -1 for all). With `residual`, link capacities are what the urgent flows left.
+   */
+  private fill(cls: number, residual: boolean): void {
     const n = this.count;
-    if (n === 0) return;
     const rs = this.routeStart;
     const rl = this.routeLinks;
     const cap = this.capacity;
-    if (n === 1) {
-      let r = Number.POSITIVE_INFINITY;
-      const route = this.routeOf[0]!;
-      for (let k = rs[route]!; k < rs[route + 1]!; k++) if (cap[rl[k]!]! < r) r = cap[rl[k]!]!;
-      this.rates[0] = r;
-      return;
-    }
     const linkLeft = this.linkLeft;
     const linkCount = this.linkCount;
     const touched = this.touched;
     const fixed = this.fixed;
+    const used = this.urgentUse;
     let nt = 0;
+    let unfixed = 0;
     for (let i = 0; i < n; i++) {
-      fixed[i] = 0;
+      const mine = cls < 0 || this.urgent[i] === cls;
+      fixed[i] = mine ? 0 : 1;
+      if (!mine) continue;
+      unfixed++;
       const route = this.routeOf[i]!;
       for (let k = rs[route]!; k < rs[route + 1]!; k++) {
         const l = rl[k]!;
         if (linkCount[l] === 0) {
           touched[nt++] = l;
-          linkLeft[l] = cap[l]!;
+          linkLeft[l] = residual ? Math.max(0, cap[l]! - used[l]!) : cap[l]!;
         }
         linkCount[l]!++;
       }
     }
-    let unfixed = n;
     while (unfixed > 0) {
       let bottleneck = -1;
       let share = Number.POSITIVE_INFINITY;
@@ -171,13 +210,15 @@ export class Network {
         const l = touched[j]!;
         const c = linkCount[l]!;
         if (c > 0) {
-          const s = linkLeft[l]! / c;
-          if (s < share) {
-            share = s;
+          const sh = linkLeft[l]! / c;
+          if (sh < share) {
+            share = sh;
             bottleneck = l;
           }
         }
       }
+      // A flow starved by urgent traffic still trickles, so that it ends in finite time.
+      const rate = Math.max(share, 1);
       for (let i = 0; i < n; i++) {
         if (fixed[i] === 1) continue;
         const route = this.routeOf[i]!;
@@ -192,7 +233,7 @@ export class Network {
         if (!crosses) continue;
         fixed[i] = 1;
         unfixed--;
-        this.rates[i] = share;
+        this.rates[i] = rate;
         for (let k = rs[route]!; k < end; k++) {
           const l = rl[k]!;
           linkLeft[l]! -= share;
@@ -200,6 +241,15 @@ export class Network {
         }
       }
     }
-    for (let j = 0; j < nt; j++) linkCount[touched[j]!] = 0;
+    for (let j = 0; j < nt; j++) {
+      const l = touched[j]!;
+      linkCount[l] = 0;
+      if (cls === 1) {
+        // What the urgent flows use, for the residual pass (cleared after it).
+        used[l] = cap[l]! - linkLeft[l]!;
+        this.urgentTouched[j] = l;
+      }
+    }
+    if (cls === 1) this.urgentTouchedCount = nt;
   }
 }

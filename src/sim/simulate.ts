@@ -33,6 +33,8 @@ export interface SimulateOptions {
    * time (seed 000 counts the cost of computing the schedule in its GFlop/s).
    */
   chargeScheduling?: boolean;
+  /** Copies in flight at once per pair of nodes (default 1, see SimOptions.streams). */
+  streams?: number;
   /** Eviction policy name (see EVICTION_POLICIES) or instance; default 'lru'. */
   eviction?: string | EvictionPolicy;
   /** Seed of the run's random draws; default 1. */
@@ -43,6 +45,8 @@ export interface SimulateOptions {
   gpuPipeline?: number;
   /** Tasks a CPU worker holds at once (default 1). */
   cpuPipeline?: number;
+  /** Tasks a GPU worker pops ahead of its pipeline, their inputs prefetched (default 0). */
+  gpuLookahead?: number;
   /** Workload label for the report. */
   workload?: string;
   /** Record a Chrome trace (returned as `trace`). */
@@ -77,9 +81,11 @@ export function simulate(o: SimulateOptions): SimulateResult {
     seed,
     gpuPipeline: o.gpuPipeline,
     cpuPipeline: o.cpuPipeline,
+    gpuLookahead: o.gpuLookahead,
     onProgress: o.onProgress,
     noise: o.noise,
     chargeScheduling: o.chargeScheduling,
+    streams: o.streams,
   });
   const stats = new RunStats(sim.engine);
   sim.engine.observe(stats);

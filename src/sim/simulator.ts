@@ -1,8 +1,10 @@
 /**
  * The simulated driver: owns a virtual clock, an event heap of task completions and flow
  * starts, and the fair-sharing network; feeds the engine its events and executes its
- * commands in virtual time. Task durations come from the duration model; a transfer first
- * pays the latencies of its route's links, then flows at its fair share of their bandwidth.
+ * commands in virtual time. Task durations come from the duration model. Copies between a
+ * pair of nodes go through that pair's stream (one at a time by default, those a task waits
+ * for first); a copy first pays the latencies of its route's links, then flows at its fair
+ * share of their bandwidth.
  * Deterministic: same graph, platform, policies and seed give the same event sequence
  * (except with chargeScheduling, whose charges are measured wall-clock times).
  */
@@ -26,6 +28,12 @@ export interface SimOptions extends EngineOptions {
   noise?: number;
   /** Charge scheduling decisions' wall-clock cost to the workers (see simulate()). */
   chargeScheduling?: boolean;
+  /**
+   * Copies in flight at once between a given pair of nodes (default 1: StarPU issues a
+   * device's transfers on one CUDA stream per direction, so they run one after the other;
+   * Infinity lets every copy start at once and share bandwidth).
+   */
+  streams?: number;
 }
 
 /** What a simulated run returns beyond what observers recorded. */
@@ -54,6 +62,9 @@ export class Simulator {
   readonly debt: SchedulingDebt | undefined;
   private readonly nodes: number;
   private readonly latency: Float64Array;
+  private readonly streams: number;
+  private readonly active: Int32Array;
+  private readonly waiting: number[][];
 
   constructor(options: SimOptions) {
     this.options = options;
@@ -71,6 +82,10 @@ export class Simulator {
     this.nodes = p.nodes.length;
     // Latency of each direct route (sum over its links), -1 where there is none.
     this.latency = new Float64Array(this.nodes * this.nodes).fill(-1);
+    this.streams = options.streams ?? 1;
+    if (!(this.streams >= 1)) throw new LocusError(`streams must be at least 1 (got ${this.streams})`);
+    this.active = new Int32Array(this.nodes * this.nodes);
+    this.waiting = Array.from({ length: this.nodes * this.nodes }, () => []);
     for (let r = 0; r < this.nodes * this.nodes; r++) {
       const route = p.routes[r];
       if (route) this.latency[r] = route.reduce((s, l) => s + p.links[l]!.latency, 0);
@@ -103,6 +118,7 @@ export class Simulator {
         done.length = 0;
         net.complete(tNet, done);
         for (const id of done) {
+          this.channelDone(id);
           engine.transferFinished(id, tNet);
           this.drain();
         }
@@ -121,12 +137,33 @@ export class Simulator {
         }
       } else {
         const bytes = this.options.graph.handleSize.data[engine.trHandle.data[payload]!]!;
-        net.add(payload, bytes, engine.trSrc.data[payload]!, engine.trDst.data[payload]!, tHeap);
+        const urgent = engine.trUrgent.data[payload] === 1;
+        net.add(payload, bytes, engine.trSrc.data[payload]!, engine.trDst.data[payload]!, urgent, tHeap);
       }
       this.drain();
     }
     progress?.(engine.finishedTasks, total);
     return { makespanS: this.makespan, endS: this.now, events: this.events };
+  }
+
+  /** Starts copy `id` on its node pair's stream: latency first, then the flow. */
+  private startCopy(id: number, pair: number): void {
+    this.active[pair]!++;
+    this.heap.push(this.now + this.latency[pair]!, EV_FLOW_START, id);
+  }
+
+  /** Copy `id` ended: its stream takes the next waiting copy, those a task waits for first. */
+  private channelDone(id: number): void {
+    const e = this.engine;
+    const pair = e.trSrc.data[id]! * this.nodes + e.trDst.data[id]!;
+    this.active[pair]!--;
+    const queue = this.waiting[pair]!;
+    if (queue.length === 0) return;
+    let pick = queue.findIndex((t) => e.trUrgent.data[t] === 1);
+    if (pick < 0) pick = 0;
+    const next = queue[pick]!;
+    queue.splice(pick, 1);
+    this.startCopy(next, pair);
   }
 
   /** Executes the engine's pending commands at the current virtual time. */
@@ -148,10 +185,12 @@ export class Simulator {
         this.heap.push(this.now + d, EV_TASK_END, task);
       } else if (op === Cmd.TRANSFER) {
         const id = as[i]!;
-        const latency = this.latency[e.trSrc.data[id]! * this.nodes + e.trDst.data[id]!]!;
-        if (!(latency >= 0)) throw new Error(`engine issued transfer ${id} between nodes without a route`);
-        this.heap.push(this.now + latency, EV_FLOW_START, id);
-      }
+        const pair = e.trSrc.data[id]! * this.nodes + e.trDst.data[id]!;
+        if (!(this.latency[pair]! >= 0))
+          throw new Error(`engine issued transfer ${id} between nodes without a route`);
+        if (this.active[pair]! < this.streams) this.startCopy(id, pair);
+        else this.waiting[pair]!.push(id);
+      } else if (op === Cmd.URGENT) this.net.promote(as[i]!, this.now);
       // FREE needs nothing in virtual time; FINISHED ends the loop through isFinished.
     }
     e.clearCommands();

@@ -36,6 +36,7 @@ export interface CheckedRunOptions {
   seed?: number;
   gpuPipeline?: number;
   cpuPipeline?: number;
+  gpuLookahead?: number;
   observers?: EngineObserver[];
 }
 
@@ -51,6 +52,7 @@ export function checkedRun(graph: TaskGraph, platform: Platform, o: CheckedRunOp
     seed: o.seed ?? 1,
     gpuPipeline: o.gpuPipeline,
     cpuPipeline: o.cpuPipeline,
+    gpuLookahead: o.gpuLookahead,
   });
   const checker = new InvariantChecker(sim.engine);
   const stats = new RunStats(sim.engine);
