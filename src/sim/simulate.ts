@@ -99,6 +99,7 @@ export function simulate(o: SimulateOptions): SimulateResult {
     makespanS: r.makespanS,
     endS: r.endS,
     wallS: (performance.now() - t0) / 1000,
+    schedulingS: r.schedulingS,
   });
   return { report, trace };
 }

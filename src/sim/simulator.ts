@@ -44,6 +44,8 @@ export interface SimResult {
   endS: number;
   /** Events the simulator processed. */
   events: number;
+  /** Wall-clock seconds spent in scheduler calls (measured only with chargeScheduling, else 0). */
+  schedulingS: number;
 }
 
 /** Drives an Engine in virtual time. */
@@ -143,7 +145,7 @@ export class Simulator {
       this.drain();
     }
     progress?.(engine.finishedTasks, total);
-    return { makespanS: this.makespan, endS: this.now, events: this.events };
+    return { makespanS: this.makespan, endS: this.now, events: this.events, schedulingS: this.debt?.total ?? 0 };
   }
 
   /** Starts copy `id` on its node pair's stream: latency first, then the flow. */

@@ -65,6 +65,8 @@ export interface RunReport {
   links: LinkReport[];
   /** Wall-clock seconds the run took (for a simulation: the simulator's own cost). */
   wallS: number;
+  /** Wall-clock seconds spent deciding (scheduler calls), when measured (--charge-scheduling). */
+  schedulingS: number;
 }
 
 /** Context of a run that the statistics do not know. */
@@ -75,6 +77,8 @@ export interface ReportContext {
   makespanS: number;
   endS: number;
   wallS: number;
+  /** Seconds spent in scheduler calls, when measured. */
+  schedulingS?: number;
 }
 
 /** Builds the report of a finished run. */
@@ -135,5 +139,6 @@ export function buildReport(engine: Engine, stats: RunStats, ctx: ReportContext)
     workers,
     links,
     wallS: ctx.wallS,
+    schedulingS: ctx.schedulingS ?? 0,
   };
 }
