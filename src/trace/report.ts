@@ -67,6 +67,11 @@ export interface RunReport {
   wallS: number;
   /** Wall-clock seconds spent deciding (scheduler calls), when measured (--charge-scheduling). */
   schedulingS: number;
+  /**
+   * For iterated workloads (tasks with block and iteration hints): the fraction of blocks that
+   * stay on the same worker from one iteration to the next (seed 001's stencil); else null.
+   */
+  placementStability: number | null;
 }
 
 /** Context of a run that the statistics do not know. */
@@ -140,5 +145,6 @@ export function buildReport(engine: Engine, stats: RunStats, ctx: ReportContext)
     links,
     wallS: ctx.wallS,
     schedulingS: ctx.schedulingS ?? 0,
+    placementStability: stats.placementStability(),
   };
 }

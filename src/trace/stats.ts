@@ -38,6 +38,8 @@ export class RunStats implements EngineObserver {
   /** Highest memory use seen on each node (bytes). */
   readonly peakMemory: Float64Array;
   private readonly startedAt: Float64Array;
+  /** The worker each task ran on (-1 until it starts). */
+  readonly taskWorker: Int32Array;
 
   constructor(private readonly engine: Engine) {
     const p = engine.platform;
@@ -51,10 +53,12 @@ export class RunStats implements EngineObserver {
     this.tasksRun = new Float64Array(p.workers.length);
     this.flopsRun = new Float64Array(p.workers.length);
     this.startedAt = new Float64Array(p.workers.length);
+    this.taskWorker = new Int32Array(engine.graph.taskCount).fill(-1);
   }
 
-  taskStarted(_task: number, worker: number, now: number): void {
+  taskStarted(task: number, worker: number, now: number): void {
     this.startedAt[worker] = now;
+    this.taskWorker[task] = worker;
   }
 
   taskFinished(task: number, worker: number, now: number): void {
@@ -109,5 +113,41 @@ export class RunStats implements EngineObserver {
     let s = 0;
     for (const v of this.evictions) s += v;
     return s;
+  }
+
+  /**
+   * How stable placement stays across iterations (seed 001's stencil): for tasks with an
+   * affinity (block) and a phase (iteration), the fraction of (block, iteration >= 1) whose
+   * first task ran on the same worker as the block's first task of the previous iteration.
+   * Null when the graph has no such tasks.
+   */
+  placementStability(): number | null {
+    const g = this.engine.graph;
+    const first = new Map<number, number>(); // key: phase * (blocks + 1) + block -> worker
+    let maxBlock = -1;
+    let maxPhase = -1;
+    for (let t = 0; t < g.taskCount; t++) {
+      maxBlock = Math.max(maxBlock, g.taskAffinity.data[t]!);
+      maxPhase = Math.max(maxPhase, g.taskPhase.data[t]!);
+    }
+    if (maxBlock < 0 || maxPhase < 1) return null;
+    const stride = maxBlock + 1;
+    for (let t = 0; t < g.taskCount; t++) {
+      const b = g.taskAffinity.data[t]!;
+      const ph = g.taskPhase.data[t]!;
+      if (b < 0 || ph < 0) continue;
+      const key = ph * stride + b;
+      if (!first.has(key)) first.set(key, this.taskWorker[t]!);
+    }
+    let same = 0;
+    let total = 0;
+    for (const [key, w] of first) {
+      if (key < stride) continue;
+      const prev = first.get(key - stride);
+      if (prev === undefined) continue;
+      total++;
+      if (prev === w) same++;
+    }
+    return total > 0 ? same / total : null;
   }
 }
