@@ -383,6 +383,8 @@ export class Engine implements SchedContext, EvictionContext {
     }
     this.markDirty(src);
     this.markDirty(dst);
+    // A policy may have declined to hand out work until some data arrived: ask again.
+    this.dispatchNeeded = true;
     this.settle();
     if (this.tasksDone === this.taskTotal) this.finish();
   }

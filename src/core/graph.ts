@@ -87,8 +87,14 @@ export class TaskGraph {
 
   /** Number of predecessors of each task. */
   readonly predCount = new IntList();
-  /** Head of each task's successor list (edge index, -1 for none). */
+  /**
+   * Head of each task's successor list (edge index, -1 for none). Edges are appended at the
+   * tail, so successors come in the order they were linked: submission order for inferred
+   * dependencies, and a task released by a completion is pushed in submission order.
+   */
   readonly succHead = new IntList();
+  /** Tail of each task's successor list (edge index, -1 for none). */
+  private readonly succTail = new IntList();
   /** Target task of each edge. */
   readonly edgeTarget = new IntList();
   /** Next edge in the same successor list (-1 ends it). */
@@ -155,6 +161,7 @@ export class TaskGraph {
     this.taskPhase.push(options.phase ?? -1);
     this.predCount.push(0);
     this.succHead.push(-1);
+    this.succTail.push(-1);
     this.lastLinker.push(-1);
     for (const [handle, mode] of accesses) this.addAccess(task, handle, mode);
     this.accessStart.push(this.accessHandle.length);
@@ -202,13 +209,20 @@ export class TaskGraph {
   private link(from: number, to: number): void {
     if (from === to || this.lastLinker.data[to] === from) return;
     // lastLinker catches consecutive duplicates; an earlier edge from `from` to the task
-    // being submitted is always the head of from's list, so checking the head is enough.
-    const head = this.succHead.data[from]!;
-    if (head >= 0 && this.edgeTarget.data[head] === to) return;
+    // being submitted is always the tail of from's list, so checking the tail is enough.
+    const tail = this.succTail.data[from]!;
+    if (tail >= 0 && this.edgeTarget.data[tail] === to) return;
     this.lastLinker.data[to] = from;
+    this.appendEdge(from, to);
+  }
+
+  private appendEdge(from: number, to: number): void {
     const e = this.edgeTarget.push(to);
-    this.edgeNext.push(this.succHead.data[from]!);
-    this.succHead.data[from] = e;
+    this.edgeNext.push(-1);
+    const tail = this.succTail.data[from]!;
+    if (tail >= 0) this.edgeNext.data[tail] = e;
+    else this.succHead.data[from] = e;
+    this.succTail.data[from] = e;
     this.predCount.data[to]!++;
   }
 
@@ -224,10 +238,7 @@ export class TaskGraph {
     for (let e = this.succHead.data[before]!; e >= 0; e = this.edgeNext.data[e]!) {
       if (this.edgeTarget.data[e] === after) return;
     }
-    const e = this.edgeTarget.push(after);
-    this.edgeNext.push(this.succHead.data[before]!);
-    this.succHead.data[before] = e;
-    this.predCount.data[after]!++;
+    this.appendEdge(before, after);
     if (after < before) this.hasExplicitEdges = true; // a backward edge may close a cycle
   }
 

@@ -13,10 +13,9 @@ export { describePlatform } from './describe.ts';
 export type { Preset, PresetOptions } from './machine.ts';
 export { PRESETS } from './machines.ts';
 
-/** The preset names, comma separated ("v100x2, hannibal, ..."), with "or" before the last. */
+/** The preset names, comma separated ("v100x2, hannibal, ..."). */
 function presetList(): string {
-  const names = Object.keys(PRESETS);
-  return `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+  return Object.keys(PRESETS).join(', ');
 }
 
 /**
@@ -55,7 +54,7 @@ export function resolvePlatform(nameOrFile: string, opts: PresetOptions = {}): P
     throw new LocusError(`platform file '${nameOrFile}' not found (the presets are ${presetList()})`);
   }
   throw new LocusError(
-    `unknown platform '${nameOrFile}': use one of ${presetList()} or a path to a .json platform file`,
+    `unknown platform '${nameOrFile}': use a preset (${presetList()}) or a path to a .json platform file`,
   );
 }
 

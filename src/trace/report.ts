@@ -34,7 +34,7 @@ export interface LinkReport {
   name: string;
   bytes: number;
   bandwidth: number;
-  /** Fraction of the makespan the link would need to move its bytes alone. */
+  /** Fraction of the run (until the last write-back) the link would need to move its bytes alone. */
   utilization: number;
 }
 
@@ -97,7 +97,7 @@ export function buildReport(engine: Engine, stats: RunStats, ctx: ReportContext)
     name: n.name,
     kind: n.kind,
     capacityBytes: Number.isFinite(n.capacity) ? n.capacity : null,
-    peakBytes: stats.peakMemory[i]!,
+    peakBytes: Math.max(stats.peakMemory[i]!, engine.memoryUsed(i)),
     loads: stats.loads[i]!,
     loadBytes: stats.loadBytes[i]!,
     evictions: stats.evictions[i]!,
@@ -112,11 +112,13 @@ export function buildReport(engine: Engine, stats: RunStats, ctx: ReportContext)
     utilization: span > 0 ? stats.busy[i]! / span : 0,
     gflops: span > 0 ? stats.flopsRun[i]! / span / 1e9 : 0,
   }));
+  // Links are busy until the last write-back, so their use is measured over the whole run.
+  const runEnd = Math.max(span, ctx.endS);
   const links: LinkReport[] = p.links.map((l, i) => ({
     name: l.name,
     bytes: stats.linkBytes[i]!,
     bandwidth: l.bandwidth,
-    utilization: span > 0 ? stats.linkBytes[i]! / l.bandwidth / span : 0,
+    utilization: runEnd > 0 ? stats.linkBytes[i]! / l.bandwidth / runEnd : 0,
   }));
   let writebacks = 0;
   for (const w of stats.writebacks) writebacks += w;

@@ -119,7 +119,8 @@ export class DartsScheduler implements Scheduler {
       for (let i = this.inStart[t]!; i < this.inStart[t + 1]!; i++)
         this.readers[fill[this.inHandle[i]!]!++] = t;
     }
-    // The GPUs.
+    // The GPUs (init may run again on a reused instance: start afresh).
+    this.gpuWorkers = [];
     this.kOf = new Int32Array(p.workers.length).fill(-1);
     p.workers.forEach((w, i) => {
       if (w.kind === 'gpu') {
