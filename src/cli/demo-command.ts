@@ -17,7 +17,8 @@ export function demoCommand(): void {
   out.write(
     "Seed 000's 2-D matrix product on v100x2 (2 V100, 500 MiB each, one shared 12.38 GB/s host link)\n",
   );
-  out.write('peak of the two GPUs on this kernel: 25.3 TFlop/s\n\n');
+  const peak = platform.workers.reduce((s, w) => s + (w.codeletFlops.gemm ?? w.flops), 0);
+  out.write(`peak of the two GPUs on this kernel: ${(peak / 1e12).toFixed(2)} TFlop/s\n\n`);
   const rows = [['N', 'working set', 'scheduler', 'GFlop/s', 'to GPUs', 'evictions']];
   for (const n of [20, 80]) {
     for (const sched of Object.keys(SCHEDULERS)) {
@@ -38,5 +39,5 @@ export function demoCommand(): void {
   out.write(
     'At N = 80 they do not: EAGER with LRU reloads B for every row of A and the shared bus caps it.\n',
   );
-  out.write('Try: npx locus run --workload matmul2d --tiles 80 --sched eager --trace out.json\n');
+  out.write('Try: node bin/locus.mjs run --workload matmul2d --tiles 80 --sched eager --trace out.json\n');
 }

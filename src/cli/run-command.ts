@@ -48,6 +48,14 @@ export function runCommand(o: RunOptions): void {
     throw new LocusError(`--priorities must be none or bottom-level (got '${o.priorities}')`);
   }
   const platform = resolvePlatform(o.platform, { gpus: o.gpus, cpus: o.cpus, gpuMem: o.gpuMem });
+  if (o.trace !== undefined) {
+    // Fail before a long run, not after it.
+    try {
+      writeFileSync(o.trace, '');
+    } catch (e) {
+      throw new LocusError(`--trace ${o.trace}: cannot write the trace: ${(e as Error).message}`);
+    }
+  }
   const wl = generateWorkload(o.workload, {
     tiles: o.tiles,
     tileSize: o.tileSize,
