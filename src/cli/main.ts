@@ -12,6 +12,7 @@ import { WORKLOADS } from '../workloads/index.ts';
 import { demoCommand } from './demo-command.ts';
 import { naturalInt, positiveInt, size } from './options.ts';
 import { type RunOptions, runCommand } from './run-command.ts';
+import { registerSweepCommand } from './sweep-command.ts';
 
 /** Builds the command-line program. */
 export function buildProgram(): Command {
@@ -53,6 +54,8 @@ export function buildProgram(): Command {
     .option('--trace <file>', 'write a Chrome trace (open in Perfetto)')
     .option('--no-progress', 'no progress bar')
     .action((opts: RunOptions) => runCommand(opts));
+
+  registerSweepCommand(program);
 
   program
     .command('platforms')

@@ -1,0 +1,537 @@
+/**
+ * The two plots of seed 000's Figures 2 and 3, as vega-lite specs rendered headless to SVG
+ * and, through resvg, to PNG:
+ *
+ * (a) throughput (GFlop/s) against the working set, one line per policy (mean over the
+ *     repetitions, min-max error bars when there are several), with a dashed horizontal line
+ *     at the workers' summed peak rate for the kernel;
+ * (b) data transferred to the devices against the working set, with the "bus limit" curve:
+ *     what the host link can move during the minimum compute time (total flops / summed peak
+ *     rate), above which a policy is necessarily bus-bound. Log y axis when the plotted
+ *     values span more than 100x.
+ *
+ * Both carry labelled dashed vertical lines at given working sets (where the data fit in the
+ * GPUs' cumulated memory, ...). Sizes are in MiB (2^20 bytes), rates in GFlop/s.
+ */
+import { Resvg } from '@resvg/resvg-js';
+import * as vega from 'vega';
+import { compile, type TopLevelSpec } from 'vega-lite';
+import { type Platform, routeOf, workerRate } from '../core/platform.ts';
+import { formatBandwidth, formatBytes, formatRate } from '../platform/units.ts';
+import type { SweepResult } from './sweep.ts';
+
+const MiB = 2 ** 20;
+
+/** A labelled vertical line at a working set. */
+export interface VLine {
+  /** Working set where the line stands, bytes. */
+  workingSetBytes: number;
+  /** Its label ("both matrices fit"). */
+  label: string;
+  /** CSS colour. */
+  color: string;
+}
+
+/** What the plots show beyond the sweep's rows. */
+export interface PlotOptions {
+  /** Title of the figure (each plot adds what it shows). */
+  title: string;
+  /** Second title line; default: the workload, platform, repetitions and charging. */
+  subtitle?: string;
+  /** Codelet whose rate gives the peak line (default: the one with the most flops). */
+  kernel?: string;
+  /**
+   * Vertical lines; default: where the working set equals the GPUs' cumulated memory. Lines
+   * beyond 1.1 x the largest working set swept are left out.
+   */
+  lines?: VLine[];
+}
+
+/** One point of a policy's curve (mean, min and max over the repetitions). */
+export interface PlotPoint {
+  policy: string;
+  tiles: number;
+  /** Working set, MiB. */
+  ws: number;
+  gflops: number;
+  gflopsMin: number;
+  gflopsMax: number;
+  /** Data moved to the devices, MiB. */
+  mib: number;
+  mibMin: number;
+  mibMax: number;
+}
+
+/** Everything the two plots draw, in plot units. */
+export interface PlotModel {
+  title: string;
+  subtitle: string;
+  /** Policy labels in legend order. */
+  policies: string[];
+  points: PlotPoint[];
+  /** Largest repetition count (error bars when > 1). */
+  reps: number;
+  peak?: { gflops: number; label: string };
+  busLimit?: { points: { ws: number; mib: number }[]; label: string };
+  lines: { ws: number; label: string; color: string }[];
+}
+
+/** A rendered plot. */
+export interface RenderedPlot {
+  spec: TopLevelSpec;
+  svg: string;
+  png: Buffer;
+}
+
+/** The two plots of a sweep. */
+export interface SweepPlots {
+  gflops: RenderedPlot;
+  transfers: RenderedPlot;
+}
+
+/** Policy colours: no pure red, orange or green, which the vertical lines use. */
+const PALETTE = ['#1f77b4', '#9467bd', '#8c564b', '#17becf', '#e377c2', '#bcbd22', '#7f7f7f', '#393b79'];
+
+/** Summed capacity of the GPU memory nodes, bytes (0 when there are none or one is unlimited). */
+export function cumulatedGpuMemory(p: Platform): number {
+  let total = 0;
+  for (const n of p.nodes) if (n.kind === 'gpu') total += n.capacity;
+  return Number.isFinite(total) ? total : 0;
+}
+
+/** Summed rate of the workers for `kernel` (flop/s), with a label saying what it sums. */
+export function peakRate(p: Platform, kernel: string): { flops: number; label: string } {
+  const byKind = new Map<string, { count: number; rates: Set<number>; total: number }>();
+  let flops = 0;
+  for (const w of p.workers) {
+    const r = workerRate(w, kernel);
+    flops += r;
+    const k = byKind.get(w.kind) ?? { count: 0, rates: new Set<number>(), total: 0 };
+    k.count++;
+    k.rates.add(r);
+    k.total += r;
+    byKind.set(w.kind, k);
+  }
+  const parts = [...byKind.entries()].map(([kind, k]) => {
+    const name = `${k.count} ${kind.toUpperCase()}${k.count > 1 ? 's' : ''}`;
+    return k.rates.size === 1
+      ? `${name} x ${formatRate(k.total / k.count)}`
+      : `${name}: ${formatRate(k.total)}`;
+  });
+  const sum =
+    parts.length === 1 && byKind.values().next().value!.count === 1 ? '' : ` = ${formatRate(flops)}`;
+  return { flops, label: `peak ${kernel}: ${parts.join(' + ')}${sum}` };
+}
+
+/**
+ * The host link a bus limit uses: the link named 'host-bus' (shared by every host transfer),
+ * else the fastest route from the host to a GPU (its slowest link).
+ */
+export function hostBus(p: Platform): { bandwidth: number; name: string } | undefined {
+  const shared = p.links.find((l) => l.name === 'host-bus');
+  if (shared) return { bandwidth: shared.bandwidth, name: shared.name };
+  let best: { bandwidth: number; name: string } | undefined;
+  p.nodes.forEach((n, i) => {
+    if (n.kind !== 'gpu') return;
+    const route = routeOf(p, p.homeNode, i);
+    if (!route || route.length === 0) return;
+    let bw = Number.POSITIVE_INFINITY;
+    let name = '';
+    for (const l of route) {
+      if (p.links[l]!.bandwidth < bw) {
+        bw = p.links[l]!.bandwidth;
+        name = p.links[l]!.name;
+      }
+    }
+    if (!best || bw > best.bandwidth) best = { bandwidth: bw, name };
+  });
+  return best;
+}
+
+/** The codelet with the most flops in the largest instance. */
+function dominantKernel(result: SweepResult): string | undefined {
+  const last = result.sizes.at(-1);
+  if (!last) return undefined;
+  let best: string | undefined;
+  for (const [name, f] of Object.entries(last.codeletFlops)) {
+    if (best === undefined || f > last.codeletFlops[best]!) best = name;
+  }
+  return best;
+}
+
+/** A memory capacity in whole MiB when it is one below 1 TiB ("2000 MiB", not "1.953 GiB"). */
+function capacity(bytes: number): string {
+  return Number.isInteger(bytes / MiB) && bytes < 2 ** 40 ? `${bytes / MiB} MiB` : formatBytes(bytes);
+}
+
+/** "matmul2d (blocks 960x3840, single, outputs discarded) on v100x2: 2 GPUs x 500 MiB; 1 run per point, seed 1". */
+export function describeSweep(result: SweepResult): string {
+  const s = result.spec;
+  const first = result.sizes[0];
+  const detail = first
+    ? first.summary
+        .split(':')[0]!
+        .replace(/^\S+\s+/, '') // the generator's name
+        .replace(/^\d+x\d+ (tasks, )?/, '') // the size, which varies
+        .trim()
+    : '';
+  const p = result.platform;
+  const gpus = p.nodes.filter((n) => n.kind === 'gpu');
+  const cpus = p.workers.filter((w) => w.kind === 'cpu').length;
+  const machine = [
+    gpus.length > 0 ? `${gpus.length} GPU${gpus.length > 1 ? 's' : ''} x ${capacity(gpus[0]!.capacity)}` : '',
+    cpus > 0 ? `${cpus} CPU core${cpus > 1 ? 's' : ''}` : '',
+  ]
+    .filter((x) => x !== '')
+    .join(' + ');
+  const runs =
+    s.reps > 1 ? `mean of ${s.reps} runs (seeds ${s.seed}-${s.seed + s.reps - 1})` : `seed ${s.seed}`;
+  const extra = [
+    s.priorities === 'bottom-level' ? 'bottom-level priorities' : '',
+    s.noise > 0 ? `noise ${s.noise}` : '',
+    s.chargeScheduling ? 'scheduling cost charged' : '',
+  ].filter((x) => x !== '');
+  return `${s.workload}${detail ? ` (${detail})` : ''} on ${p.name}: ${machine}; ${[runs, ...extra].join(', ')}`;
+}
+
+/** Computes what the plots draw from a sweep. */
+export function plotModel(result: SweepResult, o: PlotOptions): PlotModel {
+  const points: PlotPoint[] = result.summary.map((r) => ({
+    policy: r.policy,
+    tiles: r.tiles,
+    ws: r.workingSetBytes / MiB,
+    gflops: r.gflopsMean,
+    gflopsMin: r.gflopsMin,
+    gflopsMax: r.gflopsMax,
+    mib: r.bytesToDevicesMean / MiB,
+    mibMin: r.bytesToDevicesMin / MiB,
+    mibMax: r.bytesToDevicesMax / MiB,
+  }));
+  const kernel = o.kernel ?? dominantKernel(result);
+  const peak = kernel ? peakRate(result.platform, kernel) : undefined;
+  const bus = hostBus(result.platform);
+  let busLimit: PlotModel['busLimit'];
+  if (peak && peak.flops > 0 && bus) {
+    busLimit = {
+      points: result.sizes.map((s) => ({
+        ws: s.workingSetBytes / MiB,
+        mib: ((s.totalFlops / peak.flops) * bus.bandwidth) / MiB,
+      })),
+      label: `bus limit: ${formatBandwidth(bus.bandwidth)} (${bus.name}) x minimum compute time`,
+    };
+  }
+  const gpuMem = cumulatedGpuMemory(result.platform);
+  const maxWs = Math.max(0, ...result.sizes.map((s) => s.workingSetBytes));
+  const lines =
+    o.lines ??
+    (gpuMem > 0 ? [{ workingSetBytes: gpuMem, label: 'all data fit in the GPUs', color: '#2ca02c' }] : []);
+  return {
+    title: o.title,
+    subtitle: o.subtitle ?? describeSweep(result),
+    policies: result.spec.policies.map((p) => p.label),
+    points,
+    reps: Math.max(1, ...result.summary.map((r) => r.reps)),
+    peak: peak && peak.flops > 0 ? { gflops: peak.flops / 1e9, label: peak.label } : undefined,
+    busLimit,
+    // A line far right of the data would squeeze the curves into the left of the plot.
+    lines: lines
+      .filter((l) => l.workingSetBytes <= 1.1 * maxWs)
+      .map((l) => ({ ws: l.workingSetBytes / MiB, label: l.label, color: l.color })),
+  };
+}
+
+// ------------------------------------------------------------------------------ vega-lite specs
+
+type Layer = Record<string, unknown>;
+
+const X_TITLE = 'Working set (MiB)';
+/** Size of the plot area, pixels. */
+const PLOT_W = 640;
+const PLOT_H = 400;
+
+function colorEncoding(m: PlotModel) {
+  return {
+    field: 'policy',
+    type: 'nominal',
+    title: 'Policy',
+    scale: { domain: m.policies, range: PALETTE.slice(0, Math.max(1, m.policies.length)) },
+    sort: m.policies,
+  };
+}
+
+/** Whether vertical line i stands within a tenth of the x range of line i - 1 (labels would overlap). */
+function closeToPrevious(m: PlotModel, i: number): boolean {
+  if (i === 0) return false;
+  const xs = [...m.points.map((p) => p.ws), ...m.lines.map((l) => l.ws)];
+  const span = Math.max(...xs);
+  return Math.abs(m.lines[i]!.ws - m.lines[i - 1]!.ws) < span / 10;
+}
+
+/** Dashed vertical lines, labelled above the plot area. */
+function verticalLines(m: PlotModel): Layer[] {
+  return m.lines.flatMap((l, i) => [
+    {
+      data: { values: [{ ws: l.ws }] },
+      mark: { type: 'rule', strokeDash: [6, 4], strokeWidth: 1.5, color: l.color },
+      encoding: { x: { field: 'ws', type: 'quantitative' } },
+    },
+    {
+      data: { values: [{ ws: l.ws, label: l.label }] },
+      // Above the plot area, centred on the line; alternate rows when lines are close.
+      mark: {
+        type: 'text',
+        align: 'center',
+        baseline: 'bottom',
+        dy: -4 - (closeToPrevious(m, i) ? 14 : 0),
+        fontSize: 11,
+        fontWeight: 'bold',
+        color: l.color,
+      },
+      encoding: { x: { field: 'ws', type: 'quantitative' }, y: { value: 0 }, text: { field: 'label' } },
+    },
+  ]);
+}
+
+/** The lines and points of the policies, with min-max error bars when repeated. */
+function policyLayers(m: PlotModel, y: 'gflops' | 'mib', yAxis: Record<string, unknown>): Layer[] {
+  const values = m.points.filter(
+    (p) => (yAxis.scale as { type?: string } | undefined)?.type !== 'log' || p[y] > 0,
+  );
+  const layers: Layer[] = [];
+  if (m.reps > 1) {
+    layers.push({
+      data: { values },
+      mark: { type: 'errorbar', ticks: true },
+      encoding: {
+        x: { field: 'ws', type: 'quantitative' },
+        y: { field: `${y}Min`, type: 'quantitative', ...yAxis },
+        y2: { field: `${y}Max` },
+        color: colorEncoding(m),
+      },
+    });
+  }
+  layers.push({
+    data: { values },
+    mark: { type: 'line', point: { size: 40, filled: true }, strokeWidth: 2 },
+    encoding: {
+      x: { field: 'ws', type: 'quantitative', title: X_TITLE, axis: { format: ',d' } },
+      y: { field: y, type: 'quantitative', ...yAxis },
+      color: colorEncoding(m),
+      order: { field: 'ws', type: 'quantitative' },
+    },
+  });
+  return layers;
+}
+
+function topLevel(m: PlotModel, what: string, layers: Layer[]): TopLevelSpec {
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    background: 'white',
+    padding: 12,
+    width: PLOT_W,
+    height: PLOT_H,
+    title: {
+      text: `${m.title}: ${what}`,
+      subtitle: m.subtitle,
+      fontSize: 15,
+      subtitleFontSize: 11,
+      subtitleColor: '#444',
+      anchor: 'start',
+    },
+    config: {
+      font: 'sans-serif',
+      axis: { labelFontSize: 11, titleFontSize: 12, grid: true, gridColor: '#e6e6e6' },
+      legend: { labelFontSize: 11, titleFontSize: 12, symbolStrokeWidth: 2, symbolOpacity: 1 },
+      view: { stroke: '#bbb' },
+    },
+    layer: layers,
+    resolve: { scale: { color: 'shared' } },
+  } as unknown as TopLevelSpec;
+}
+
+/** Plot (a): throughput against the working set, with the peak line. */
+export function gflopsSpec(m: PlotModel): TopLevelSpec {
+  // Head room above the peak line for its label.
+  const top = Math.max(m.peak?.gflops ?? 0, ...m.points.map((p) => p.gflopsMax));
+  const yAxis = {
+    title: 'Throughput (GFlop/s)',
+    axis: { format: ',d' },
+    scale: top > 0 ? { zero: true, domainMax: top * 1.08 } : { zero: true },
+  };
+  const layers: Layer[] = [];
+  if (m.peak) {
+    layers.push(
+      {
+        data: { values: [{ gflops: m.peak.gflops }] },
+        mark: { type: 'rule', strokeDash: [6, 4], strokeWidth: 1.5, color: 'black' },
+        encoding: { y: { field: 'gflops', type: 'quantitative' } },
+      },
+      {
+        data: { values: [{ gflops: m.peak.gflops, label: m.peak.label }] },
+        mark: { type: 'text', align: 'right', baseline: 'bottom', dx: -4, dy: -4, fontSize: 11 },
+        encoding: {
+          x: { value: 'width' },
+          y: { field: 'gflops', type: 'quantitative' },
+          text: { field: 'label' },
+        },
+      },
+    );
+  }
+  return topLevel(m, 'throughput', [...policyLayers(m, 'gflops', yAxis), ...layers, ...verticalLines(m)]);
+}
+
+/** Whether the transfers plot needs a log y axis: its positive values span more than 100x. */
+export function needsLogScale(m: PlotModel): boolean {
+  const ys = [
+    ...m.points.flatMap((p) => [p.mib, p.mibMin, p.mibMax]),
+    ...(m.busLimit?.points ?? []).map((p) => p.mib),
+  ];
+  const pos = ys.filter((v) => v > 0);
+  if (pos.length === 0) return false;
+  return Math.max(...pos) / Math.min(...pos) > 100;
+}
+
+/** Plot (b): data moved to the devices against the working set, with the bus limit. */
+export function transfersSpec(m: PlotModel): TopLevelSpec {
+  const log = needsLogScale(m);
+  const yAxis = {
+    title: `Data transferred to the GPUs (MiB${log ? ', log scale' : ''})`,
+    axis: { format: ',d' },
+    scale: log ? { type: 'log' } : { zero: true },
+  };
+  const layers: Layer[] = [];
+  if (m.busLimit) {
+    const pts = m.busLimit.points;
+    // The label is a key in the bottom-right corner (a dashed sample, then the text), where
+    // growing transfer curves leave room; on the curve it would cross the data.
+    const labelW = textWidth(m.busLimit.label, 11);
+    layers.push(
+      {
+        data: { values: pts },
+        mark: { type: 'line', strokeDash: [6, 4], strokeWidth: 1.5, color: 'black' },
+        encoding: {
+          x: { field: 'ws', type: 'quantitative' },
+          y: { field: 'mib', type: 'quantitative' },
+          order: { field: 'ws', type: 'quantitative' },
+        },
+      },
+      {
+        data: { values: [{}] },
+        mark: { type: 'rect', fill: 'white', opacity: 0.9 },
+        encoding: {
+          x: { value: PLOT_W - labelW - 46 },
+          x2: { value: PLOT_W - 1 },
+          y: { value: PLOT_H - 24 },
+          y2: { value: PLOT_H - 4 },
+        },
+      },
+      {
+        data: { values: [{}] },
+        mark: { type: 'rule', strokeDash: [6, 4], strokeWidth: 1.5, color: 'black' },
+        encoding: {
+          x: { value: PLOT_W - labelW - 40 },
+          x2: { value: PLOT_W - labelW - 12 },
+          y: { value: PLOT_H - 14 },
+        },
+      },
+      {
+        data: { values: [{ label: m.busLimit.label }] },
+        mark: { type: 'text', align: 'right', baseline: 'middle', fontSize: 11 },
+        encoding: { x: { value: PLOT_W - 6 }, y: { value: PLOT_H - 14 }, text: { field: 'label' } },
+      },
+    );
+  }
+  return topLevel(m, 'data transferred to the GPUs', [
+    ...policyLayers(m, 'mib', yAxis),
+    ...layers,
+    ...verticalLines(m),
+  ]);
+}
+
+// ------------------------------------------------------------------------------ rendering
+
+/**
+ * Advance widths of ASCII 32..126 in DejaVu Sans and DejaVu Sans Bold, in 1/1000 em (measured
+ * with resvg, the PNG renderer). Without a canvas, vega estimates every character at 0.8 em,
+ * which makes a long subtitle twice its real width and the SVG twice too wide.
+ */
+const ADVANCE_NORMAL = Int16Array.from(
+  '318,401,460,838,636,950,780,275,390,390,500,838,318,361,318,337,636,636,636,636,636,636,636,636,636,636,337,337,838,838,838,531,1000,684,686,698,770,632,575,775,752,295,295,656,557,863,748,787,603,787,695,635,611,732,684,989,685,611,685,390,337,390,838,500,500,613,635,550,635,615,352,635,634,278,278,579,278,974,634,612,635,635,411,521,392,634,592,818,592,592,525,636,337,636,838'
+    .split(',')
+    .map(Number),
+);
+const ADVANCE_BOLD = Int16Array.from(
+  '348,456,521,838,696,1002,872,306,457,457,523,838,380,415,380,365,696,696,696,696,696,696,696,696,696,696,400,400,838,838,838,580,1000,774,762,734,830,683,683,821,837,372,372,775,637,995,837,850,733,850,770,720,682,812,774,1103,771,724,725,457,365,457,838,500,500,675,716,593,716,678,435,716,712,343,343,665,343,1042,712,687,716,716,493,595,478,712,652,924,645,652,582,712,365,712,838'
+    .split(',')
+    .map(Number),
+);
+
+/** Width in pixels of `text` in DejaVu Sans (bold or not) at `fontSize`. */
+export function textWidth(text: string, fontSize: number, bold = false): number {
+  const table = bold ? ADVANCE_BOLD : ADVANCE_NORMAL;
+  let w = 0;
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!;
+    w += c >= 32 && c < 127 ? table[c - 32]! : bold ? 700 : 640;
+  }
+  return (w / 1000) * fontSize;
+}
+
+/** A text item as vega's text metrics see it. */
+interface TextItem {
+  fontSize?: number | string;
+  fontWeight?: number | string;
+}
+
+let metricsInstalled = false;
+
+/**
+ * Makes vega measure text with the DejaVu Sans table (a user-defined width function, which
+ * vega supports for headless use). Process-wide; a no-op after the first call.
+ */
+function installTextMetrics(): void {
+  if (metricsInstalled) return;
+  metricsInstalled = true;
+  const tm = (vega as unknown as { textMetrics: { width: (item: TextItem, text: unknown) => number } })
+    .textMetrics;
+  tm.width = (item, text) => {
+    const size = item.fontSize != null ? +item.fontSize || 0 : 11;
+    const weight = item.fontWeight;
+    const bold = weight === 'bold' || weight === 'bolder' || Number(weight) >= 600;
+    return textWidth(text == null ? '' : String(text).trim(), size, bold);
+  };
+}
+
+/** Renders a vega-lite spec to SVG text, headless. */
+export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  installTextMetrics();
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+/** Rasterizes SVG text to a PNG `width` pixels wide (DejaVu Sans stands in for sans-serif). */
+export function svgToPng(svg: string, width = 1200): Buffer {
+  return new Resvg(svg, {
+    fitTo: { mode: 'width', value: width },
+    font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans', sansSerifFamily: 'DejaVu Sans' },
+  })
+    .render()
+    .asPng();
+}
+
+/** Renders a spec to SVG and PNG. */
+export async function renderPlot(spec: TopLevelSpec, width = 1200): Promise<RenderedPlot> {
+  const svg = await renderSvg(spec);
+  return { spec, svg, png: svgToPng(svg, width) };
+}
+
+/** Both plots of a sweep. */
+export async function plotSweep(result: SweepResult, o: PlotOptions): Promise<SweepPlots> {
+  const m = plotModel(result, o);
+  const [gflops, transfers] = await Promise.all([renderPlot(gflopsSpec(m)), renderPlot(transfersSpec(m))]);
+  return { gflops, transfers };
+}

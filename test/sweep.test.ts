@@ -1,0 +1,433 @@
+/** Sweeps: policy specs, the run grid and its aggregate, CSV, plots, figures and `locus sweep`. */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { noiseValue, sizeList } from '../src/cli/sweep-command.ts';
+import { LocusError } from '../src/core/types.ts';
+import { resolvePlatform } from '../src/platform/presets.ts';
+import { parseCsv, toCsv } from '../src/report/csv.ts';
+import { FIGURES, getFigure } from '../src/report/figures.ts';
+import {
+  gflopsSpec,
+  hostBus,
+  needsLogScale,
+  peakRate,
+  plotModel,
+  plotSweep,
+  renderSvg,
+  textWidth,
+  transfersSpec,
+} from '../src/report/plots.ts';
+import { parsePolicySpec, parsePolicySpecs } from '../src/report/policy-spec.ts';
+import { runSweep, type SweepRow, type SweepSpec } from '../src/report/sweep.ts';
+
+const MiB = 2 ** 20;
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** The tiny grid: matmul2d N = 4, 8 under eager and random, 2 repetitions. */
+const TINY: SweepSpec = { workload: 'matmul2d', sizes: [4, 8], policies: ['eager', 'random'], reps: 2 };
+
+/** A row without its wall-clock time (the only non-deterministic field). */
+function virtual(r: SweepRow): Omit<SweepRow, 'wallS'> {
+  const { wallS: _, ...rest } = r;
+  return rest;
+}
+
+function oneLine(fn: () => unknown, re: RegExp): void {
+  assert.throws(fn, (e: unknown) => {
+    assert.ok(e instanceof LocusError, `a LocusError, got ${String(e)}`);
+    assert.match(e.message, re);
+    assert.equal(e.message.split('\n').length, 1, `one line: ${e.message}`);
+    return true;
+  });
+}
+
+describe('parsePolicySpec', () => {
+  test('a scheduler name, or scheduler+eviction', () => {
+    assert.deepEqual(parsePolicySpec('eager'), { scheduler: 'eager', label: 'eager' });
+    assert.deepEqual(parsePolicySpec('random+fifo'), {
+      scheduler: 'random',
+      eviction: 'fifo',
+      label: 'random+fifo',
+    });
+    assert.deepEqual(parsePolicySpec(' Eager + LRU '), {
+      scheduler: 'eager',
+      eviction: 'lru',
+      label: 'eager+lru',
+    });
+  });
+
+  test('unknown names: one line listing the known ones', () => {
+    oneLine(
+      () => parsePolicySpec('nope'),
+      /unknown scheduler 'nope': schedulers: .*eager.*random.*eviction policies: .*lru/,
+    );
+    oneLine(
+      () => parsePolicySpec('eager+nope'),
+      /unknown eviction policy 'nope': schedulers: .*eviction policies: .*lru/,
+    );
+    oneLine(() => parsePolicySpec('constructor'), /unknown scheduler 'constructor'/);
+  });
+
+  test('malformed specs', () => {
+    for (const bad of ['', '+lru', 'eager+', 'eager+lru+fifo']) {
+      oneLine(() => parsePolicySpec(bad), /is not NAME or NAME\+EVICTION/);
+    }
+  });
+
+  test('a list is checked whole: every unknown name in one message', () => {
+    oneLine(
+      () => parsePolicySpecs(['eager', 'nope1', 'nope2+lru', 'random+zz']),
+      /unknown schedulers 'nope1', 'nope2' and unknown eviction policy 'zz'/,
+    );
+    oneLine(() => parsePolicySpecs('eager,random,eager'), /listed twice/);
+    assert.deepEqual(
+      parsePolicySpecs('eager,random+fifo').map((p) => p.label),
+      ['eager', 'random+fifo'],
+    );
+  });
+});
+
+describe('runSweep', () => {
+  test('one row per size x policy x repetition, in that order, and the aggregate', () => {
+    const r = runSweep(TINY);
+    assert.equal(r.rows.length, 2 * 2 * 2);
+    assert.deepEqual(
+      r.rows.map((x) => `${x.tiles}/${x.policy}/${x.seed}`),
+      [
+        '4/eager/1',
+        '4/eager/2',
+        '4/random/1',
+        '4/random/2',
+        '8/eager/1',
+        '8/eager/2',
+        '8/random/1',
+        '8/random/2',
+      ],
+    );
+    for (const row of r.rows) {
+      assert.equal(row.workload, 'matmul2d');
+      assert.equal(row.tasks, row.tiles * row.tiles);
+      assert.equal(row.workingSetBytes, 2 * row.tiles * 960 * 3840 * 4);
+      assert.equal(row.eviction, 'lru');
+      assert.ok(row.gflops > 0 && row.makespanS > 0 && row.bytesToDevices > 0);
+      assert.ok(Math.abs(row.gflops - row.totalFlops / row.makespanS / 1e9) < 1e-6 * row.gflops);
+    }
+    assert.equal(r.summary.length, 4);
+    for (const s of r.summary) {
+      assert.equal(s.reps, 2);
+      const runs = r.rows.filter((x) => x.tiles === s.tiles && x.policy === s.policy);
+      const g = runs.map((x) => x.gflops);
+      assert.equal(s.gflopsMin, Math.min(...g));
+      assert.equal(s.gflopsMax, Math.max(...g));
+      assert.ok(Math.abs(s.gflopsMean - (g[0]! + g[1]!) / 2) < 1e-9 * s.gflopsMean);
+    }
+    assert.deepEqual(
+      r.sizes.map((s) => [s.tiles, s.tasks, Object.keys(s.codeletFlops)]),
+      [
+        [4, 16, ['gemm']],
+        [8, 64, ['gemm']],
+      ],
+    );
+  });
+
+  test('deterministic: the same spec gives the same rows', () => {
+    assert.deepEqual(runSweep(TINY).rows.map(virtual), runSweep(TINY).rows.map(virtual));
+  });
+
+  test('a graph reused across policies gives what a fresh graph gives', () => {
+    const shared = runSweep(TINY).rows.filter((x) => x.policy === 'random');
+    const fresh = runSweep({ ...TINY, policies: ['random'] }).rows;
+    assert.deepEqual(shared.map(virtual), fresh.map(virtual));
+  });
+
+  test('an eviction policy in the spec is used', () => {
+    const r = runSweep({ ...TINY, sizes: [4], policies: ['eager+fifo'], reps: 1 });
+    assert.equal(r.rows[0]!.policy, 'eager+fifo');
+    assert.equal(r.rows[0]!.eviction, 'fifo');
+  });
+
+  test('bad specs fail up front with one line', () => {
+    let ran = 0;
+    const progress = () => {
+      ran++;
+    };
+    oneLine(
+      () => runSweep({ ...TINY, policies: ['eager', 'nope', 'x+y'] }, progress),
+      /unknown scheduler.*'nope', 'x' and unknown eviction policy 'y'/,
+    );
+    oneLine(() => runSweep({ ...TINY, sizes: [] }), /no size/);
+    oneLine(() => runSweep({ ...TINY, sizes: [4, 0] }), /every size must be an integer >= 1/);
+    oneLine(() => runSweep({ ...TINY, reps: 0 }), /reps must be/);
+    oneLine(() => runSweep({ ...TINY, workload: 'nope' }), /unknown workload 'nope'/);
+    oneLine(() => runSweep({ ...TINY, platform: 'nope' }), /unknown platform 'nope'/);
+    oneLine(() => runSweep({ ...TINY, noise: 1 }), /noise must be in \[0, 1\)/);
+    assert.equal(ran, 0, 'nothing ran');
+  });
+
+  test('progress: before every run, then once at the end', () => {
+    const calls: string[] = [];
+    runSweep({ ...TINY, reps: 1 }, (p) =>
+      calls.push(`${p.done}/${p.total} ${p.next ? p.next.policy : 'end'}`),
+    );
+    assert.deepEqual(calls, ['0/4 eager', '1/4 random', '2/4 eager', '3/4 random', '4/4 end']);
+  });
+});
+
+describe('CSV', () => {
+  test('RFC 4180 quoting: commas, quotes and line breaks; empty cells for missing values', () => {
+    const rows = [
+      { a: 'plain', b: 'x,y', c: 'say "hi"', d: 'two\nlines', e: 3.5, f: undefined, g: Number.NaN },
+      { a: 'cr\r', b: '', c: '"', d: 'x', e: -0.25, f: null, g: 1e21 },
+    ];
+    const text = toCsv(rows);
+    assert.equal(
+      text,
+      'a,b,c,d,e,f,g\n' + 'plain,"x,y","say ""hi""","two\nlines",3.5,,\n' + '"cr\r",,"""",x,-0.25,,1e+21\n',
+    );
+    assert.deepEqual(parseCsv(text), [
+      ['a', 'b', 'c', 'd', 'e', 'f', 'g'],
+      ['plain', 'x,y', 'say "hi"', 'two\nlines', '3.5', '', ''],
+      ['cr\r', '', '"', 'x', '-0.25', '', '1e+21'],
+    ]);
+  });
+
+  test('columns choose and order the fields; CRLF on request', () => {
+    assert.equal(toCsv([{ a: 1, b: 2 }], ['b', 'a'], '\r\n'), 'b,a\r\n2,1\r\n');
+    assert.deepEqual(parseCsv('b,a\r\n2,1\r\n'), [
+      ['b', 'a'],
+      ['2', '1'],
+    ]);
+  });
+});
+
+describe('plots', () => {
+  const result = runSweep(TINY);
+  const lines = [{ workingSetBytes: 100 * MiB, label: 'a test line', color: '#ff0000' }];
+
+  test('the throughput plot names the policies, the peak and the vertical lines', async () => {
+    const svg = await renderSvg(
+      gflopsSpec(plotModel(result, { title: 'Tiny sweep', kernel: 'gemm', lines })),
+    );
+    assert.match(svg, /^<svg/);
+    for (const s of [
+      'eager',
+      'random',
+      'a test line',
+      'peak gemm: 2 GPUs x 12.64 TFlop/s',
+      'Tiny sweep',
+      'GFlop/s',
+      'Working set (MiB)',
+    ]) {
+      assert.ok(svg.includes(s), `SVG contains '${s}'`);
+    }
+  });
+
+  test('the transfers plot names the policies, the bus limit and the vertical lines; PNG output', async () => {
+    const plots = await plotSweep(result, { title: 'Tiny sweep', lines });
+    for (const s of [
+      'eager',
+      'random',
+      'a test line',
+      'bus limit: 12.38 GB/s (host-bus)',
+      'Data transferred to the GPUs',
+    ]) {
+      assert.ok(plots.transfers.svg.includes(s), `SVG contains '${s}'`);
+    }
+    for (const p of [plots.gflops, plots.transfers]) {
+      assert.ok(p.png.subarray(0, 8).equals(PNG_SIGNATURE), 'PNG signature');
+      assert.equal(p.png.readUInt32BE(16), 1200, 'PNG 1200 pixels wide');
+    }
+  });
+
+  test('default lines: where the data fit in the GPUs; peak from the dominant kernel', () => {
+    const m = plotModel(result, { title: 't' });
+    assert.deepEqual(m.lines, [], 'no line far beyond the largest working set (225 MiB)');
+    const wider = runSweep({ ...TINY, sizes: [4, 40], policies: ['eager'], reps: 1 });
+    assert.deepEqual(
+      plotModel(wider, { title: 't' }).lines.map((l) => [l.ws, l.label]),
+      [[1000, 'all data fit in the GPUs']],
+    );
+    assert.equal(m.peak!.gflops, 2 * 12640);
+    assert.equal(m.reps, 2);
+    // Bus limit: host bus bandwidth x total flops / summed peak.
+    const s = result.sizes[1]!;
+    assert.ok(Math.abs(m.busLimit!.points[1]!.mib - (12.38e9 * s.totalFlops) / 25.28e12 / MiB) < 1e-6);
+  });
+
+  test('log scale for the transfers when they span more than 100x', () => {
+    const m = plotModel(result, { title: 't' });
+    const small = {
+      ...m,
+      busLimit: undefined,
+      points: m.points.map((p) => ({ ...p, mibMin: p.mib, mibMax: p.mib })),
+    };
+    assert.equal(needsLogScale(small), false);
+    const wide = {
+      ...small,
+      points: [...small.points, { ...small.points[0]!, mib: 1e9, mibMin: 1e9, mibMax: 1e9 }],
+    };
+    assert.equal(needsLogScale(wide), true);
+    assert.match(JSON.stringify(transfersSpec(wide)), /"type":"log"/);
+  });
+
+  test('host bus: the shared link, else the fastest host to GPU route', () => {
+    assert.deepEqual(hostBus(resolvePlatform('v100x2')), { bandwidth: 12.38e9, name: 'host-bus' });
+    const hannibal = hostBus(resolvePlatform('hannibal'));
+    assert.equal(hannibal!.bandwidth, 5.5e9);
+  });
+
+  test('text widths follow DejaVu Sans', () => {
+    assert.equal(textWidth('m', 1000), 974);
+    assert.ok(textWidth('abc', 11, true) > textWidth('abc', 11));
+  });
+});
+
+describe('figures', () => {
+  test("fig2 and fig3 are seed 000's experiments", () => {
+    const f2 = FIGURES.fig2!;
+    assert.equal(f2.sweep.workload, 'matmul2d');
+    assert.deepEqual(f2.sweep.sizes, [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150]);
+    assert.deepEqual(f2.sweep.policies, ['eager', 'dmdar', 'darts', 'darts+luf']);
+    assert.equal(f2.sweep.chargeScheduling, true);
+    const p2 = resolvePlatform(f2.sweep.platform, { gpus: f2.sweep.gpus, gpuMem: f2.sweep.gpuMem });
+    assert.deepEqual(
+      f2.lines(p2).map((l) => [l.workingSetBytes / MiB, l.label]),
+      [
+        [1000, 'both matrices fit'],
+        [2000, 'one matrix fits'],
+      ],
+    );
+    assert.equal(peakRate(p2, f2.kernel).flops, 2 * 12.64e12);
+    const f3 = FIGURES.fig3!;
+    assert.equal(f3.sweep.priorities, 'bottom-level');
+    const p3 = resolvePlatform(f3.sweep.platform, { gpus: f3.sweep.gpus, gpuMem: f3.sweep.gpuMem });
+    assert.deepEqual(
+      f3.lines(p3).map((l) => [l.workingSetBytes / MiB, l.label]),
+      [[4000, 'all data fit']],
+    );
+    oneLine(() => getFigure('fig9'), /unknown figure 'fig9': use one of fig2, fig3/);
+  });
+});
+
+describe('option parsers', () => {
+  test('--sizes: lists and ranges', () => {
+    assert.deepEqual(sizeList('4,8'), [4, 8]);
+    assert.deepEqual(sizeList('5:40:5'), [5, 10, 15, 20, 25, 30, 35, 40]);
+    assert.deepEqual(sizeList('10:150:10').length, 15);
+    assert.deepEqual(sizeList('3:5,10'), [3, 4, 5, 10]);
+    for (const bad of ['', 'x', '0', '10:5', '1:10:0', '1:2:3:4', '-3', '4,,8', '2.5']) {
+      assert.throws(() => sizeList(bad), /is not a list of sizes/, bad);
+    }
+    assert.throws(() => sizeList('1:1000000'), /more than 10000 sizes/);
+  });
+
+  test('--noise', () => {
+    assert.equal(noiseValue('0.05'), 0.05);
+    assert.throws(() => noiseValue('1'), /not a noise level/);
+    assert.throws(() => noiseValue('x'), /not a noise level/);
+  });
+});
+
+function locus(...args: string[]) {
+  const r = spawnSync(process.execPath, ['bin/locus.mjs', ...args], { encoding: 'utf8' });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe('locus sweep', () => {
+  test('writes the CSVs and the plots and prints the summary', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'locus-sweep-'));
+    const r = locus(
+      'sweep',
+      '--workload',
+      'matmul2d',
+      '--sizes',
+      '4,8',
+      '--sched',
+      'eager,random',
+      '--out',
+      dir,
+    );
+    assert.equal(r.code, 0, r.err);
+    for (const f of [
+      'runs.csv',
+      'summary.csv',
+      'gflops.svg',
+      'gflops.png',
+      'transfers.svg',
+      'transfers.png',
+    ]) {
+      assert.ok(existsSync(join(dir, f)), f);
+    }
+    const runs = parseCsv(readFileSync(join(dir, 'runs.csv'), 'utf8'));
+    assert.equal(runs.length, 1 + 4);
+    assert.deepEqual(runs[0]!.slice(0, 7), [
+      'workload',
+      'tiles',
+      'workingSetBytes',
+      'policy',
+      'scheduler',
+      'eviction',
+      'seed',
+    ]);
+    assert.equal(parseCsv(readFileSync(join(dir, 'summary.csv'), 'utf8')).length, 1 + 4);
+    assert.ok(readFileSync(join(dir, 'gflops.png')).subarray(0, 8).equals(PNG_SIGNATURE));
+    assert.match(r.out, /throughput \(GFlop\/s\)/);
+    assert.match(r.out, /transferred to the GPUs \(GiB\)/);
+    assert.match(r.out, /N\s+working set\s+eager\s+random/);
+    assert.match(r.out, /wrote .*runs\.csv/);
+    assert.equal(r.err, '', 'no progress bar without a TTY');
+  });
+
+  test('--json prints the runs', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'locus-sweep-'));
+    const r = locus(
+      'sweep',
+      '-w',
+      'cholesky',
+      '--sizes',
+      '3:5',
+      '--sched',
+      'eager',
+      '--reps',
+      '2',
+      '--out',
+      dir,
+      '--json',
+      '--no-plots',
+    );
+    assert.equal(r.code, 0, r.err);
+    const rows = JSON.parse(r.out);
+    assert.equal(rows.length, 3 * 2);
+    assert.deepEqual(
+      rows.map((x: SweepRow) => x.seed),
+      [1, 2, 1, 2, 1, 2],
+    );
+    assert.ok(!existsSync(join(dir, 'gflops.svg')), '--no-plots');
+  });
+
+  const bad: [string[], RegExp][] = [
+    [['--workload', 'matmul2d', '--sizes', 'x'], /'x' is not a list of sizes/],
+    [['--workload', 'matmul2d', '--sizes', '10:5'], /is not a list of sizes/],
+    [['--workload', 'matmul2d', '--sizes', '4', '--sched', 'eager,nope'], /unknown scheduler 'nope'/],
+    [['--workload', 'matmul2d'], /--sizes is needed/],
+    [['--sizes', '4'], /give --figure/],
+    [['--figure', 'fig9'], /unknown figure 'fig9'/],
+    [['--figure', 'fig2', '--workload', 'cholesky'], /--figure fig2 runs matmul2d/],
+    [['--workload', 'matmul2d', '--sizes', '4', '--noise', '2'], /not a noise level/],
+  ];
+  for (const [args, re] of bad) {
+    test(`bad input: ${args.join(' ')}`, () => {
+      const out = join(mkdtempSync(join(tmpdir(), 'locus-sweep-')), 'out');
+      const r = locus('sweep', ...args, '--out', out);
+      assert.ok(!existsSync(out), 'no output folder on bad input');
+      assert.equal(r.code, 2, r.err);
+      assert.match(r.err, re);
+      assert.equal(r.err.trim().split('\n').length, 1, `one line: ${r.err}`);
+      assert.doesNotMatch(r.err, /at .*\.ts:\d+/, 'no stack trace');
+    });
+  }
+});
