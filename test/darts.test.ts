@@ -200,6 +200,7 @@ describe('belady', () => {
       sched: new FixedScheduler(() => 0),
       eviction: new BeladyEviction(),
       gpuPipeline: 1,
+      gpuLookahead: 0,
       observers: [
         {
           replicaFreed: (h: number, _n: number, reason: string) => {

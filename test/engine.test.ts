@@ -29,14 +29,15 @@ describe('engine: exact counts on hand-checkable cases', () => {
   //        B0: A1 pinned -> evict B1, load B0                           (5, 3)
   //   T11: A1 hit; B1: evict B0, load B1                                (6, 4)
   // With a pipeline of 2 the next task's requests wait behind the running one's pins and
-  // the same victims come out, so the counts are the same.
+  // the same victims come out, so the counts are the same. (No lookahead buffer: its
+  // prefetches would add loads to the derivation.)
   for (const depth of [1, 2]) {
     test(`matmul2d 2x2, eager + LRU, GPU for 2 blocks, pipeline ${depth}: 6 loads, 4 evictions`, () => {
       const wl = generateWorkload('matmul2d', { tiles: 2 });
       const block = 960 * 3840 * 4;
       const cblock = 960 * 960 * 4;
       const platform = testPlatform({ gpus: 1, gpuCapacity: 2 * block + cblock });
-      const { checker, stats } = checkedRun(wl.graph, platform, { sched: 'eager', gpuPipeline: depth });
+      const { checker, stats } = checkedRun(wl.graph, platform, { sched: 'eager', gpuPipeline: depth, gpuLookahead: 0 });
       assert.deepEqual(checker.violations, []);
       assert.equal(stats.loads[1], 6);
       assert.equal(stats.evictions[1], 4);
@@ -238,11 +239,11 @@ describe('engine: prefetch', () => {
     }
     const platform = testPlatform({ gpus: 1, gpuCapacity: 2000 });
     const refused = new Late(false);
-    const a = checkedRun(threeReaders(), platform, { sched: refused, gpuPipeline: 1 });
+    const a = checkedRun(threeReaders(), platform, { sched: refused, gpuPipeline: 1, gpuLookahead: 0 });
     assert.deepEqual(a.checker.violations, []);
     assert.deepEqual(refused.late, [false]);
     const allowed = new Late(true);
-    const b = checkedRun(threeReaders(), platform, { sched: allowed, gpuPipeline: 1 });
+    const b = checkedRun(threeReaders(), platform, { sched: allowed, gpuPipeline: 1, gpuLookahead: 0 });
     assert.deepEqual(b.checker.violations, []);
     assert.deepEqual(allowed.late, [true]);
     // The allowed prefetch evicted something (h0, or h1 if it had arrived; which one depends

@@ -45,7 +45,7 @@ export interface SimulateOptions {
   gpuPipeline?: number;
   /** Tasks a CPU worker holds at once (default 1). */
   cpuPipeline?: number;
-  /** Tasks a GPU worker pops ahead of its pipeline, their inputs prefetched (default 0). */
+  /** Tasks a GPU worker pops ahead of its pipeline, their inputs prefetched (default 4). */
   gpuLookahead?: number;
   /** Workload label for the report. */
   workload?: string;
