@@ -43,7 +43,9 @@ function mib(bytes: number): string {
 }
 
 const platform = resolvePlatform('v100x2', {});
-console.log(`simulator speed (${WARMUP} warm-up + ${ROUNDS} rounds each, median and best; Node ${process.version})`);
+console.log(
+  `simulator speed (${WARMUP} warm-up + ${ROUNDS} rounds each, median and best; Node ${process.version})`,
+);
 for (const c of CASES) {
   const build: number[] = [];
   const rates: number[] = [];

@@ -2,7 +2,14 @@
  * Locus's library API: build a task graph, pick a platform and policies, simulate, read the
  * report. See docs/guide.md for a complete example.
  */
-export { Cmd, Engine, type EngineObserver, type EngineOptions, Replica, TransferKind } from './core/engine.ts';
+export {
+  Cmd,
+  Engine,
+  type EngineObserver,
+  type EngineOptions,
+  Replica,
+  TransferKind,
+} from './core/engine.ts';
 export { type Access, type Codelet, type HandleOptions, TaskGraph, type TaskOptions } from './core/graph.ts';
 export { type DurationModel, PlatformModel } from './core/model.ts';
 export type { Link, MemoryNode, Platform, Worker } from './core/platform.ts';

@@ -65,7 +65,7 @@ describe('locus run', () => {
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /makespan/);
     assert.match(r.out, /GFlop\/s/);
-    assert.match(r.out, /to devices/);
+    assert.match(r.out, /host -> GPUs/);
   });
 
   test('--trace writes a Chrome trace with task and transfer slices', () => {

@@ -37,7 +37,11 @@ describe('engine: exact counts on hand-checkable cases', () => {
       const block = 960 * 3840 * 4;
       const cblock = 960 * 960 * 4;
       const platform = testPlatform({ gpus: 1, gpuCapacity: 2 * block + cblock });
-      const { checker, stats } = checkedRun(wl.graph, platform, { sched: 'eager', gpuPipeline: depth, gpuLookahead: 0 });
+      const { checker, stats } = checkedRun(wl.graph, platform, {
+        sched: 'eager',
+        gpuPipeline: depth,
+        gpuLookahead: 0,
+      });
       assert.deepEqual(checker.violations, []);
       assert.equal(stats.loads[1], 6);
       assert.equal(stats.evictions[1], 4);

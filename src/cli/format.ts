@@ -2,14 +2,19 @@
 import { formatBandwidth, formatBytes, formatDuration } from '../platform/units.ts';
 import type { RunReport } from '../trace/report.ts';
 
-/** Pads cells into aligned columns (first column left-aligned, others right-aligned). */
-export function table(rows: string[][], indent = '  '): string {
+/**
+ * Pads cells into aligned columns: the first left-aligned, the others right-aligned, except
+ * where `align` (one letter per column, 'l' or 'r') says otherwise.
+ */
+export function table(rows: string[][], indent = '  ', align = ''): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  const left = (c: number) => (align[c] ?? (c === 0 ? 'l' : 'r')) === 'l';
   return rows
-    .map(
-      (r) =>
+    .map((r) =>
+      (
         indent +
-        r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '),
+        r.map((cell, c) => (left(c) ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ')
+      ).trimEnd(),
     )
     .join('\n');
 }
@@ -35,16 +40,30 @@ export function formatReport(r: RunReport): string {
       [
         ['makespan', seconds(r.makespanS), r.endS > r.makespanS ? `(data home at ${seconds(r.endS)})` : ''],
         ['throughput', `${r.gflops.toFixed(1)} GFlop/s`, ''],
-        ['to devices', formatBytes(r.bytesToDevices), `${r.loads} loads`],
-        ['from devices', formatBytes(r.bytesFromDevices), `${r.writebacks} write-backs`],
-        ['device to device', formatBytes(r.bytesDeviceToDevice), ''],
+        ['host -> GPUs', formatBytes(r.bytesToDevices), ''],
+        ['GPUs -> host', formatBytes(r.bytesFromDevices), `(${r.writebacks} write-backs)`],
+        ['GPU -> GPU', formatBytes(r.bytesDeviceToDevice), ''],
+        ['loads into GPUs', String(r.loads), '(from host or peers)'],
         [
           'evictions',
           String(r.evictions),
           r.discardedBytes > 0 ? `(${formatBytes(r.discardedBytes)} outputs discarded)` : '',
         ],
+        ...(r.schedulingS > 0
+          ? [
+              [
+                'scheduling',
+                seconds(r.schedulingS),
+                `(${((r.schedulingS / Math.max(1, r.tasks)) * 1e6).toFixed(2)} us per task)`,
+              ],
+            ]
+          : []),
+        ...(r.placementStability !== null
+          ? [['same worker', pct(r.placementStability), '(blocks kept from one iteration to the next)']]
+          : []),
       ],
       '',
+      'lrl',
     ),
   );
   lines.push('');

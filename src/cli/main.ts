@@ -10,9 +10,10 @@ import { describePresets, resolvePlatform } from '../platform/presets.ts';
 import { SCHEDULERS } from '../sched/index.ts';
 import { WORKLOADS } from '../workloads/index.ts';
 import { demoCommand } from './demo-command.ts';
-import { naturalInt, positiveInt, size } from './options.ts';
+import { naturalInt, positiveInt, seedValue, size } from './options.ts';
 import { type RunOptions, runCommand } from './run-command.ts';
-import { registerSweepCommand } from './sweep-command.ts';
+import { addSimulationOptions } from './sim-options.ts';
+import { noiseValue, registerSweepCommand } from './sweep-command.ts';
 
 /** Builds the command-line program. */
 export function buildProgram(): Command {
@@ -23,7 +24,7 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: () => {} })
     .showSuggestionAfterError(true);
 
-  program
+  const run = program
     .command('run')
     .description('run a workload on a platform under a scheduler and report what happened')
     .addOption(
@@ -44,16 +45,25 @@ export function buildProgram(): Command {
     .option('--gpus <n>', 'GPUs of the preset to use', naturalInt)
     .option('--cpus <n>', 'CPU cores that compute', naturalInt)
     .option('--gpu-mem <size>', 'cap every GPU memory (e.g. 500MiB, 2GB)', size)
-    .option('-s, --sched <name>', `scheduler: ${Object.keys(SCHEDULERS).join(', ')}`, 'eager')
-    .option('-e, --eviction <name>', `eviction policy: ${Object.keys(EVICTION_POLICIES).join(', ')}`, 'lru')
-    .option('--seed <n>', 'seed of random draws (deterministic runs)', naturalInt, 1)
-    .option('--pipeline <n>', 'tasks a GPU worker holds ahead (default 2)', positiveInt)
+    .option(
+      '-s, --sched <name>',
+      `scheduler, or SCHEDULER+EVICTION (darts+luf): ${Object.keys(SCHEDULERS).join(', ')}`,
+      'eager',
+    )
+    .option(
+      '-e, --eviction <name>',
+      `eviction policy (default lru): ${Object.keys(EVICTION_POLICIES).join(', ')}`,
+    )
+    .option('--seed <n>', 'seed of random draws (deterministic runs)', seedValue, 1)
+    .option('--pipeline <n>', 'tasks a GPU worker holds, the running one included (default 2)', positiveInt)
     .option('--priorities <kind>', 'task priorities: none or bottom-level', 'none')
+    .option('--noise <x>', 'relative spread of task durations, in [0, 1) (default 0)', noiseValue)
+    .option('--charge-scheduling', "add the schedulers' measured decision time to the workers' time")
     .option('--mode <mode>', 'sim (simulated platform)', 'sim')
     .option('--json', 'print the report as one JSON object')
     .option('--trace <file>', 'write a Chrome trace (open in Perfetto)')
-    .option('--no-progress', 'no progress bar')
-    .action((opts: RunOptions) => runCommand(opts));
+    .option('--no-progress', 'no progress bar');
+  addSimulationOptions(run).action((opts: RunOptions) => runCommand(opts));
 
   registerSweepCommand(program);
 

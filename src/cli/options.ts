@@ -20,6 +20,15 @@ export function naturalInt(value: string): number {
   return n;
 }
 
+/** A seed: an integer in [0, 2^31 - 1]. */
+export function seedValue(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !(n <= 2 ** 31 - 1)) {
+    throw new InvalidArgumentError(`'${value}' is not a seed; use an integer from 0 to 2147483647`);
+  }
+  return n;
+}
+
 /** A size in bytes with units (500MiB, 2GB, 1073741824). */
 export function size(value: string): number {
   try {

@@ -3,12 +3,49 @@ import { writeFileSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
 import { LocusError } from '../core/types.ts';
 import { resolvePlatform } from '../platform/presets.ts';
+import { parsePolicySpec } from '../report/policy-spec.ts';
 import { simulate } from '../sim/simulate.ts';
 import { generateWorkload } from '../workloads/index.ts';
 import { formatReport } from './format.ts';
+import { type SimulationFlags, schedulerOptionsFrom } from './sim-options.ts';
+
+/** The size options each workload reads; giving another is an error, not silently ignored. */
+const WORKLOAD_OPTIONS: Record<string, readonly (keyof RunOptions)[]> = {
+  matmul2d: ['tiles', 'tileSize', 'inner', 'precision', 'keepOutputs'],
+  gemm: ['tiles', 'tileSize', 'precision'],
+  cholesky: ['tiles', 'tileSize', 'precision'],
+  lu: ['tiles', 'tileSize', 'precision'],
+  stencil: ['tiles', 'tileSize', 'inner', 'precision', 'iterations'],
+  random: ['tasks', 'data', 'degree', 'tileSize', 'precision'],
+};
+
+const FLAG: Partial<Record<keyof RunOptions, string>> = {
+  tiles: '--tiles',
+  tileSize: '--tile-size',
+  inner: '--inner',
+  precision: '--precision',
+  keepOutputs: '--keep-outputs',
+  iterations: '--iterations',
+  tasks: '--tasks',
+  data: '--data',
+  degree: '--degree',
+};
+
+/** Rejects size options the chosen workload does not read. */
+function checkWorkloadOptions(o: RunOptions): void {
+  const allowed = WORKLOAD_OPTIONS[o.workload];
+  if (!allowed) return; // an unknown workload is reported by generateWorkload
+  for (const key of Object.keys(FLAG) as (keyof RunOptions)[]) {
+    if (o[key] !== undefined && !allowed.includes(key)) {
+      throw new LocusError(
+        `${FLAG[key]} does not apply to ${o.workload}, which reads ${allowed.map((k) => FLAG[k]).join(', ')}`,
+      );
+    }
+  }
+}
 
 /** Options of `locus run` as commander parses them. */
-export interface RunOptions {
+export interface RunOptions extends SimulationFlags {
   workload: string;
   tiles?: number;
   tileSize?: number;
@@ -24,8 +61,10 @@ export interface RunOptions {
   cpus?: number;
   gpuMem?: number;
   sched: string;
-  eviction: string;
+  eviction?: string;
   seed: number;
+  noise?: number;
+  chargeScheduling?: boolean;
   pipeline?: number;
   priorities: string;
   mode: string;
@@ -47,6 +86,14 @@ export function runCommand(o: RunOptions): void {
   if (o.priorities !== 'none' && o.priorities !== 'bottom-level') {
     throw new LocusError(`--priorities must be none or bottom-level (got '${o.priorities}')`);
   }
+  checkWorkloadOptions(o);
+  const policy = parsePolicySpec(o.sched);
+  if (policy.eviction !== undefined && o.eviction !== undefined && o.eviction !== policy.eviction) {
+    throw new LocusError(
+      `--sched ${o.sched} names eviction ${policy.eviction} but --eviction says ${o.eviction}: give one`,
+    );
+  }
+  const eviction = policy.eviction ?? o.eviction ?? 'lru';
   const platform = resolvePlatform(o.platform, { gpus: o.gpus, cpus: o.cpus, gpuMem: o.gpuMem });
   if (o.trace !== undefined) {
     // Fail before a long run, not after it.
@@ -82,10 +129,15 @@ export function runCommand(o: RunOptions): void {
   const { report, trace } = simulate({
     graph: wl.graph,
     platform,
-    scheduler: o.sched,
-    eviction: o.eviction,
+    scheduler: policy.scheduler,
+    schedulerOptions: schedulerOptionsFrom(o),
+    eviction,
     seed: o.seed,
     gpuPipeline: o.pipeline,
+    gpuLookahead: o.lookahead,
+    streams: o.streams,
+    noise: o.noise,
+    chargeScheduling: o.chargeScheduling,
     workload: wl.summary,
     trace: o.trace !== undefined,
     onProgress: bar ? (done) => bar.update(done) : undefined,

@@ -22,10 +22,11 @@ import {
 import { SCHEDULERS } from '../sched/index.ts';
 import { WORKLOADS } from '../workloads/index.ts';
 import { table } from './format.ts';
-import { naturalInt, positiveInt, size } from './options.ts';
+import { naturalInt, positiveInt, seedValue, size } from './options.ts';
+import { addSimulationOptions, type SimulationFlags, schedulerOptionsFrom } from './sim-options.ts';
 
 /** Options of `locus sweep` as commander parses them. */
-export interface SweepOptions {
+export interface SweepOptions extends SimulationFlags {
   figure?: string;
   workload?: string;
   sizes?: number[];
@@ -84,7 +85,7 @@ export function noiseValue(value: string): number {
 
 /** Adds the `sweep` command to the program. */
 export function registerSweepCommand(program: Command): void {
-  program
+  const cmd = program
     .command('sweep')
     .description(
       "run a workload over sizes x policies x repetitions; write CSVs and plots (seed 000's Figures 2 and 3: --figure fig2|fig3)",
@@ -97,7 +98,7 @@ export function registerSweepCommand(program: Command): void {
       `comma-separated policies, NAME or NAME+EVICTION (darts+luf); schedulers: ${Object.keys(SCHEDULERS).join(', ')} (default eager)`,
     )
     .option('--reps <n>', 'repetitions per point, seeds seed, seed+1, ... (default 1)', positiveInt)
-    .option('--seed <n>', 'first seed (default 1)', naturalInt)
+    .option('--seed <n>', 'first seed (default 1)', seedValue)
     .option('-o, --out <dir>', 'output folder (default results/<figure or workload>)')
     .option('-p, --platform <name|file.json>', 'preset name or platform file (default v100x2)')
     .option('--gpus <n>', 'GPUs of the preset to use', naturalInt)
@@ -114,8 +115,8 @@ export function registerSweepCommand(program: Command): void {
     .option('--pipeline <n>', 'tasks a GPU worker holds ahead (default 2)', positiveInt)
     .option('--json', 'print the runs as a JSON array instead of the summary table')
     .option('--no-plots', 'write the CSVs only')
-    .option('--no-progress', 'no progress bar')
-    .action((opts: SweepOptions) => sweepCommand(opts));
+    .option('--no-progress', 'no progress bar');
+  addSimulationOptions(cmd).action((opts: SweepOptions) => sweepCommand(opts));
 }
 
 /** The sweep the options describe, its plot title and output folder. */
@@ -157,6 +158,9 @@ export function sweepFromOptions(o: SweepOptions): { spec: SweepSpec; title: str
     chargeScheduling: o.chargeScheduling ?? base.chargeScheduling,
     priorities: (o.priorities as SweepSpec['priorities']) ?? base.priorities,
     gpuPipeline: o.pipeline ?? base.gpuPipeline,
+    gpuLookahead: o.lookahead ?? base.gpuLookahead,
+    streams: o.streams ?? base.streams,
+    schedulerOptions: { ...base.schedulerOptions, ...schedulerOptionsFrom(o) },
   };
   // A preset's gpus option does not apply to a platform file: keep only what was asked.
   if (o.platform !== undefined && o.platform !== base.platform && o.gpus === undefined) spec.gpus = undefined;

@@ -47,6 +47,10 @@ export interface SweepSpec {
   priorities?: 'none' | 'bottom-level';
   /** Tasks a GPU worker holds at once (default: simulate()'s). */
   gpuPipeline?: number;
+  /** Tasks a GPU worker pops ahead of its pipeline (default: simulate()'s). */
+  gpuLookahead?: number;
+  /** Copies in flight at once per pair of nodes (default: simulate()'s). */
+  streams?: number;
 }
 
 /** One simulated run. */
@@ -167,6 +171,8 @@ export interface ResolvedSweep {
   schedulerOptions: SchedulerOptions;
   priorities: 'none' | 'bottom-level';
   gpuPipeline?: number;
+  gpuLookahead?: number;
+  streams?: number;
 }
 
 /** A finished sweep. */
@@ -241,6 +247,8 @@ export function resolveSweep(spec: SweepSpec): { spec: ResolvedSweep; platform: 
       schedulerOptions: { ...spec.schedulerOptions },
       priorities,
       gpuPipeline: spec.gpuPipeline,
+      gpuLookahead: spec.gpuLookahead,
+      streams: spec.streams,
     },
     platform,
   };
@@ -283,6 +291,8 @@ export function runSweep(spec: SweepSpec, onProgress?: (p: SweepProgress) => voi
           noise: s.noise,
           chargeScheduling: s.chargeScheduling,
           gpuPipeline: s.gpuPipeline,
+          gpuLookahead: s.gpuLookahead,
+          streams: s.streams,
           workload: wl.summary,
         });
         rows.push({

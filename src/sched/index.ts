@@ -12,10 +12,14 @@ export type { SchedulerEntry, SchedulerOptions } from './options.ts';
 
 /** Scheduler factories, keyed by command-line name. */
 export const SCHEDULERS: Record<string, SchedulerEntry> = {
-  eager: { description: 'one shared FIFO in ready order (seed 000 baseline)', create: () => new EagerScheduler() },
+  eager: {
+    description: 'one shared FIFO in ready order (seed 000 baseline)',
+    create: () => new EagerScheduler(),
+  },
   random: { description: 'speed-weighted random worker per task', create: () => new RandomScheduler() },
   static: {
-    description: "owner-computes: each task on the GPU owning its block (seed 001's static stencil placement)",
+    description:
+      "owner-computes: each task on the GPU owning its block (seed 001's static stencil placement)",
     create: () => new StaticScheduler(),
   },
   ...DM_SCHEDULERS,
@@ -25,6 +29,7 @@ export const SCHEDULERS: Record<string, SchedulerEntry> = {
 /** Creates the scheduler `name`; throws a LocusError listing the known names. */
 export function createScheduler(name: string, options: SchedulerOptions = {}): Scheduler {
   const entry = SCHEDULERS[name];
-  if (!entry) throw new LocusError(`unknown scheduler '${name}': use one of ${Object.keys(SCHEDULERS).join(', ')}`);
+  if (!entry)
+    throw new LocusError(`unknown scheduler '${name}': use one of ${Object.keys(SCHEDULERS).join(', ')}`);
   return entry.create(options);
 }

@@ -22,7 +22,8 @@ export class StaticScheduler implements Scheduler {
   init(ctx: SchedContext): void {
     this.ctx = ctx;
     this.gpus = ctx.platform.workers.flatMap((w, i) => (w.kind === 'gpu' ? [i] : []));
-    if (this.gpus.length === 0) throw new LocusError('scheduler static binds tasks to GPUs: the platform has none');
+    if (this.gpus.length === 0)
+      throw new LocusError('scheduler static binds tasks to GPUs: the platform has none');
     this.queues = ctx.platform.workers.map(() => new IntQueue());
     const aff = ctx.graph.taskAffinity;
     let max = -1;
@@ -32,7 +33,9 @@ export class StaticScheduler implements Scheduler {
 
   /** The worker that owns part `part` (contiguous ranges of parts per GPU). */
   ownerOf(part: number): number {
-    return this.gpus[Math.min(this.gpus.length - 1, Math.floor((part * this.gpus.length) / Math.max(1, this.parts)))]!;
+    return this.gpus[
+      Math.min(this.gpus.length - 1, Math.floor((part * this.gpus.length) / Math.max(1, this.parts)))
+    ]!;
   }
 
   push(task: number): void {

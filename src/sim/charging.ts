@@ -25,9 +25,23 @@ export class SchedulingDebt {
   }
 }
 
-const OPTIONAL = ['taskStarted', 'taskFinished', 'dataRequested', 'dataLoaded', 'dataRemoved'] as const;
+/** The scheduler methods whose calls are timed and charged. */
+const TIMED = new Set([
+  'init',
+  'push',
+  'pop',
+  'taskStarted',
+  'taskFinished',
+  'dataRequested',
+  'dataLoaded',
+  'dataRemoved',
+  'unplan',
+]);
 
-/** A scheduler that forwards to `inner` and records the cost of every call in `debt`. */
+/**
+ * A scheduler that forwards every member to `inner` (its own extras too, such as DARTS's
+ * planned-use counts that LUF reads) and records the cost of the timed calls in `debt`.
+ */
 export function chargingScheduler(inner: Scheduler, debt: SchedulingDebt): Scheduler {
   let ctx: SchedContext | undefined;
   const charge = (worker: number, t0: number): void => {
@@ -36,37 +50,29 @@ export function chargingScheduler(inner: Scheduler, debt: SchedulingDebt): Sched
     if (worker >= 0) debt.owed[worker]! += dt;
     else for (let w = 0; w < debt.owed.length; w++) debt.owed[w]! += dt;
   };
-  const current = (): number => (ctx ? ctx.currentWorker() : -1);
-  const wrapper: Scheduler = {
-    name: inner.name,
-    init(c: SchedContext): void {
-      ctx = c;
-      const t0 = performance.now();
-      inner.init(c);
-      charge(-1, t0);
+  const timed = new Map<PropertyKey, (...args: unknown[]) => unknown>();
+  return new Proxy(inner, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop);
+      if (typeof value !== 'function') return value;
+      let fn = timed.get(prop);
+      if (!fn) {
+        const method = value as (...args: unknown[]) => unknown;
+        fn = TIMED.has(String(prop))
+          ? (...args: unknown[]) => {
+              if (prop === 'init') ctx = args[0] as SchedContext;
+              const t0 = performance.now();
+              const out = method.apply(target, args);
+              charge(
+                prop === 'pop' ? (args[0] as number) : prop === 'init' ? -1 : (ctx?.currentWorker() ?? -1),
+                t0,
+              );
+              return out;
+            }
+          : (...args: unknown[]) => method.apply(target, args);
+        timed.set(prop, fn);
+      }
+      return fn;
     },
-    push(task: number): void {
-      const t0 = performance.now();
-      inner.push(task);
-      charge(current(), t0);
-    },
-    pop(worker: number): number {
-      const t0 = performance.now();
-      const t = inner.pop(worker);
-      charge(worker, t0);
-      return t;
-    },
-  };
-  if (inner.evictionPolicy) wrapper.evictionPolicy = () => inner.evictionPolicy!();
-  if (inner.plannedTasks) wrapper.plannedTasks = (w: number) => inner.plannedTasks!(w);
-  for (const name of OPTIONAL) {
-    const fn = inner[name] as ((...args: number[]) => void) | undefined;
-    if (!fn) continue;
-    (wrapper as unknown as Record<string, (...args: unknown[]) => void>)[name] = (...args: unknown[]) => {
-      const t0 = performance.now();
-      fn.apply(inner, args as number[]);
-      charge(current(), t0);
-    };
-  }
-  return wrapper;
+  });
 }

@@ -145,7 +145,12 @@ export class Simulator {
       this.drain();
     }
     progress?.(engine.finishedTasks, total);
-    return { makespanS: this.makespan, endS: this.now, events: this.events, schedulingS: this.debt?.total ?? 0 };
+    return {
+      makespanS: this.makespan,
+      endS: this.now,
+      events: this.events,
+      schedulingS: this.debt?.total ?? 0,
+    };
   }
 
   /** Starts copy `id` on its node pair's stream: latency first, then the flow. */

@@ -128,7 +128,8 @@ export class DartsScheduler implements Scheduler {
         this.gpuWorkers.push(i);
       }
     });
-    const K = (this.K = this.gpuWorkers.length);
+    this.K = this.gpuWorkers.length;
+    const K = this.K;
     this.where = new Int32Array(this.T).fill(NOT_READY);
     this.pool = new IndexedSet(this.T);
     this.unprocessed = new Int32Array(this.H);
@@ -493,7 +494,8 @@ export class DartsScheduler implements Scheduler {
   /** free_k(D) += delta, moving D between buckets when it is not in k's memory. */
   private bumpFree(k: number, d: number, delta: number): void {
     const kd = k * this.H + d;
-    const c = (this.freeCount[kd]! += delta);
+    this.freeCount[kd]! += delta;
+    const c = this.freeCount[kd]!;
     if (this.loaded[kd] === 1) return;
     this.unbucket(k, d);
     if (c > 0) this.bucket(k, d, c);

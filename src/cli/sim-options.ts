@@ -1,0 +1,47 @@
+/**
+ * Options shared by `locus run` and `locus sweep` that tune the simulated runtime (task
+ * buffer, copy streams) and the schedulers (prefetch, DARTS variants).
+ */
+import type { Command } from 'commander';
+import type { SchedulerOptions } from '../sched/options.ts';
+import { naturalInt, positiveInt } from './options.ts';
+
+/** The shared options as commander parses them. */
+export interface SimulationFlags {
+  lookahead?: number;
+  streams?: number;
+  prefetch?: boolean;
+  dartsThreshold?: number;
+  darts3inputs?: boolean;
+  dartsOpti?: boolean;
+}
+
+/** Registers the shared options on a command. */
+export function addSimulationOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      '--lookahead <n>',
+      'tasks a GPU worker pops ahead of its pipeline, inputs prefetched (default 4)',
+      naturalInt,
+    )
+    .option(
+      '--streams <n>',
+      'copies in flight at once between two nodes (default 1, one CUDA stream)',
+      positiveInt,
+    )
+    .option('--prefetch', 'dm/dmda: prefetch inputs when a task is assigned (the -pr variants)')
+    .option('--no-prefetch', 'dmdar/dmdas: do not prefetch at assignment')
+    .option('--darts-threshold <n>', 'darts: examine at most n candidate data per decision', positiveInt)
+    .option('--darts-3inputs', 'darts: break ties by the tasks one datum away from free')
+    .option('--darts-opti', 'darts: pick the datum with the least transfer time per compute time freed');
+}
+
+/** The scheduler options the flags ask for (only those given). */
+export function schedulerOptionsFrom(f: SimulationFlags): SchedulerOptions {
+  const o: SchedulerOptions = {};
+  if (f.prefetch !== undefined) o.prefetch = f.prefetch;
+  if (f.dartsThreshold !== undefined) o.dartsThreshold = f.dartsThreshold;
+  if (f.darts3inputs) o.darts3inputs = true;
+  if (f.dartsOpti) o.dartsOpti = true;
+  return o;
+}
