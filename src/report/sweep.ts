@@ -254,12 +254,37 @@ export function resolveSweep(spec: SweepSpec): { spec: ResolvedSweep; platform: 
   };
 }
 
+/**
+ * With scheduling cost charged, runs every policy once on the smallest size first, unrecorded:
+ * the first calls of a JavaScript function run before the JIT compiles it, many times slower,
+ * and charging that to the first size would measure the JIT rather than the policy.
+ */
+function warmUp(s: ResolvedSweep, platform: Platform): void {
+  const wl = generateWorkload(s.workload, { ...s.params, tiles: s.sizes[0]!, seed: s.seed });
+  if (s.priorities === 'bottom-level') wl.graph.setBottomLevelPriorities();
+  for (const policy of s.policies) {
+    simulate({
+      graph: wl.graph,
+      platform,
+      scheduler: policy.scheduler,
+      schedulerOptions: s.schedulerOptions,
+      eviction: policy.eviction,
+      seed: s.seed,
+      chargeScheduling: true,
+      gpuPipeline: s.gpuPipeline,
+      gpuLookahead: s.gpuLookahead,
+      streams: s.streams,
+    });
+  }
+}
+
 /** Runs every size x policy x repetition of `spec` and aggregates. */
 export function runSweep(spec: SweepSpec, onProgress?: (p: SweepProgress) => void): SweepResult {
   const { spec: s, platform } = resolveSweep(spec);
   const total = s.sizes.length * s.policies.length * s.reps;
   const rows: SweepRow[] = [];
   const sizes: SizeInfo[] = [];
+  if (s.chargeScheduling) warmUp(s, platform);
   for (const tiles of s.sizes) {
     const wl = generateWorkload(s.workload, { ...s.params, tiles, seed: s.seed });
     const g = wl.graph;
