@@ -1,0 +1,131 @@
+/**
+ * Expected completion times per worker, StarPU's dm bookkeeping (exp_start, exp_len,
+ * exp_end) adapted to Locus's worker pipelines, where a popped task may wait behind the
+ * running one:
+ * - exp_start(w) = max(now, end of the running task) + predicted work popped but not started;
+ * - exp_len(w)   = predicted work still in w's queue;
+ * - exp_end(w)   = exp_start(w) + exp_len(w).
+ * assign adds a task's duration to exp_len, a pop moves it to the popped work, a start
+ * moves it to the running task (expected to end at now + duration), a finish sets the end of
+ * the running task to now. Sums are reset to 0 whenever their task count drops to 0, so
+ * rounding never accumulates.
+ *
+ * A placement (HEFT with task-duration models, seed 001 section III.B) is the worker that
+ * minimises exp_end(w) + duration(task, w), plus with `transfers` (heft-tmdp, seed 000 Eq. 1)
+ * the estimated time to bring every input not valid or loading on w's node. Ties go to the
+ * lowest worker index. Cost: O(W) duration estimates plus, with transfers, O(a) transfer
+ * estimates per distinct node (cached per decision).
+ */
+import type { SchedContext } from '../../core/policy.ts';
+import { AccessMode } from '../../core/types.ts';
+
+/** Per-worker expected end times and the best-completion placement. */
+export class CompletionEstimator {
+  private ctx!: SchedContext;
+  private nw = 0;
+  private workerNode = new Int32Array(0);
+  private queuedLen = new Float64Array(0);
+  private queuedCount = new Int32Array(0);
+  private heldLen = new Float64Array(0);
+  private heldCount = new Int32Array(0);
+  private runEnd = new Float64Array(0);
+  private taskDur = new Float64Array(0);
+  private penalty = new Float64Array(0);
+  private penaltyStamp = new Int32Array(0);
+  private decision = 0;
+
+  /** @param transfers count input transfer times in placements (dmda family). */
+  constructor(readonly transfers: boolean) {}
+
+  init(ctx: SchedContext): void {
+    this.ctx = ctx;
+    const p = ctx.platform;
+    this.nw = p.workers.length;
+    this.workerNode = Int32Array.from(p.workers, (w) => w.node);
+    this.queuedLen = new Float64Array(this.nw);
+    this.queuedCount = new Int32Array(this.nw);
+    this.heldLen = new Float64Array(this.nw);
+    this.heldCount = new Int32Array(this.nw);
+    this.runEnd = new Float64Array(this.nw);
+    this.taskDur = new Float64Array(ctx.graph.taskCount);
+    this.penalty = new Float64Array(p.nodes.length);
+    this.penaltyStamp = new Int32Array(p.nodes.length);
+  }
+
+  /** Expected time at which `worker` has done everything assigned to it. */
+  expEnd(worker: number): number {
+    const now = this.ctx.now();
+    const run = this.runEnd[worker]!;
+    return (run > now ? run : now) + this.heldLen[worker]! + this.queuedLen[worker]!;
+  }
+
+  /** Expected time to bring `task`'s inputs to `node` (each not valid or loading there). */
+  transferPenalty(task: number, node: number): number {
+    const g = this.ctx.graph;
+    let sum = 0;
+    const aEnd = g.accessStart.data[task + 1]!;
+    for (let a = g.accessStart.data[task]!; a < aEnd; a++) {
+      if (g.accessMode.data[a]! & AccessMode.R) sum += this.ctx.transferTime(g.accessHandle.data[a]!, node);
+    }
+    return sum;
+  }
+
+  /** The worker where `task` is expected to complete first (-1 when none can run it). */
+  best(task: number): number {
+    const ctx = this.ctx;
+    const stamp = ++this.decision;
+    let best = -1;
+    let bestEnd = Number.POSITIVE_INFINITY;
+    for (let w = 0; w < this.nw; w++) {
+      if (!ctx.canRun(task, w)) continue;
+      let end = this.expEnd(w) + ctx.taskDuration(task, w);
+      if (this.transfers) {
+        const n = this.workerNode[w]!;
+        if (this.penaltyStamp[n] !== stamp) {
+          this.penaltyStamp[n] = stamp;
+          this.penalty[n] = this.transferPenalty(task, n);
+        }
+        end += this.penalty[n]!;
+      }
+      if (best < 0 || end < bestEnd) {
+        best = w;
+        bestEnd = end;
+      }
+    }
+    return best;
+  }
+
+  /** `task` was queued on `worker`. */
+  assigned(task: number, worker: number): void {
+    const d = this.ctx.taskDuration(task, worker);
+    this.taskDur[task] = d;
+    this.queuedLen[worker]! += d;
+    this.queuedCount[worker]!++;
+  }
+
+  /** `worker` took `task` off its queue. */
+  popped(task: number, worker: number): void {
+    const d = this.taskDur[task]!;
+    if (--this.queuedCount[worker]! === 0) this.queuedLen[worker] = 0;
+    else this.queuedLen[worker]! -= d;
+    this.heldLen[worker]! += d;
+    this.heldCount[worker]!++;
+  }
+
+  /** `task` started on `worker`. */
+  started(task: number, worker: number): void {
+    const d = this.taskDur[task]!;
+    if (--this.heldCount[worker]! <= 0) {
+      this.heldCount[worker] = 0;
+      this.heldLen[worker] = 0;
+    } else {
+      this.heldLen[worker]! -= d;
+    }
+    this.runEnd[worker] = this.ctx.now() + d;
+  }
+
+  /** A task finished on `worker`. */
+  finished(worker: number): void {
+    this.runEnd[worker] = this.ctx.now();
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * The inputs of queued tasks, per (handle, node): how many tasks queued on the workers of a
+ * node read a handle, and which (an intrusive doubly linked list over access indices, so
+ * adding or removing a task costs O(its accesses) and walking the readers of one replica
+ * costs O(those readers)). Inputs are the accesses in mode R or RW; a write-only access
+ * needs no content and is not an input.
+ *
+ * Prefetch reads the counts (a replica some queued task of its node reads must not be
+ * evicted to make room for a prefetch); the ready ordering walks the lists (a replica that
+ * appears or disappears changes the non-ready count of exactly those tasks).
+ */
+import type { SchedContext } from '../../core/policy.ts';
+import { AccessMode } from '../../core/types.ts';
+
+/** Per (handle, node) counts and lists of queued tasks' inputs. */
+export class QueuedInputs {
+  /** Number of nodes (slot = handle * nodes + node). */
+  nodes = 0;
+  /** Queued tasks on each slot's node that read its handle. */
+  count = new Int32Array(0);
+  /** First access of each slot's list (-1 when empty). */
+  head = new Int32Array(0);
+  /** Next access in the same list (-1 ends it). */
+  next = new Int32Array(0);
+  /** Task of each access. */
+  accessTask = new Int32Array(0);
+  private prev = new Int32Array(0);
+  private ctx!: SchedContext;
+
+  init(ctx: SchedContext): void {
+    this.ctx = ctx;
+    const g = ctx.graph;
+    this.nodes = ctx.platform.nodes.length;
+    const slots = g.handleCount * this.nodes;
+    const na = g.accessHandle.length;
+    this.count = new Int32Array(slots);
+    this.head = new Int32Array(slots).fill(-1);
+    this.next = new Int32Array(na).fill(-1);
+    this.prev = new Int32Array(na).fill(-1);
+    this.accessTask = new Int32Array(na);
+    for (let t = 0; t < g.taskCount; t++) {
+      for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) this.accessTask[a] = t;
+    }
+  }
+
+  /** Records `task`, just queued on a worker of `node`. O(inputs). */
+  add(task: number, node: number): void {
+    const g = this.ctx.graph;
+    const aEnd = g.accessStart.data[task + 1]!;
+    for (let a = g.accessStart.data[task]!; a < aEnd; a++) {
+      if (!(g.accessMode.data[a]! & AccessMode.R)) continue;
+      const s = g.accessHandle.data[a]! * this.nodes + node;
+      this.count[s]!++;
+      const h = this.head[s]!;
+      this.next[a] = h;
+      this.prev[a] = -1;
+      if (h >= 0) this.prev[h] = a;
+      this.head[s] = a;
+    }
+  }
+
+  /** Forgets `task`, just taken off a queue of a worker of `node`. O(inputs). */
+  remove(task: number, node: number): void {
+    const g = this.ctx.graph;
+    const aEnd = g.accessStart.data[task + 1]!;
+    for (let a = g.accessStart.data[task]!; a < aEnd; a++) {
+      if (!(g.accessMode.data[a]! & AccessMode.R)) continue;
+      const s = g.accessHandle.data[a]! * this.nodes + node;
+      this.count[s]!--;
+      const p = this.prev[a]!;
+      const n = this.next[a]!;
+      if (p >= 0) this.next[p] = n;
+      else this.head[s] = n;
+      if (n >= 0) this.prev[n] = p;
+      this.next[a] = -1;
+      this.prev[a] = -1;
+    }
+  }
+
+  /** True when some task queued on `node` reads `handle`. */
+  needed(handle: number, node: number): boolean {
+    return this.count[handle * this.nodes + node]! > 0;
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * PRIO (StarPU's `prio`): one central queue shared by all workers, highest priority
+ * (graph.taskPriority) first, ties in push order; a worker takes the best task it can run.
+ * Workers that can run the same tasks (same kind, same memory size) share a class; each
+ * class has a heap of the tasks its workers can run, and a task taken by one class is
+ * dropped lazily from the others' heaps. Costs: push O(C log n) for C classes (usually 1 or
+ * 2), pop O(log n) amortised.
+ */
+import type { SchedContext, Scheduler } from '../../core/policy.ts';
+import { TaskHeap } from './heap.ts';
+
+/** Entries plannedTasks yields at most (eviction policies read the head of the queue). */
+export const PRIO_PLANNED_CAP = 4096;
+
+/** Central priority queue. */
+export class PrioScheduler implements Scheduler {
+  readonly name = 'prio';
+  private ctx!: SchedContext;
+  private heaps: TaskHeap[] = [];
+  private classOf = new Int32Array(0);
+  private representative: number[] = [];
+  private seq = new Float64Array(0);
+  private taken = new Uint8Array(0);
+  private pushes = 0;
+
+  init(ctx: SchedContext): void {
+    this.ctx = ctx;
+    const g = ctx.graph;
+    const p = ctx.platform;
+    this.seq = new Float64Array(g.taskCount);
+    this.taken = new Uint8Array(g.taskCount);
+    const prio = g.taskPriority.data;
+    const seq = this.seq;
+    const less = (a: number, b: number) => prio[a]! > prio[b]! || (prio[a] === prio[b] && seq[a]! < seq[b]!);
+    const keys = new Map<string, number>();
+    this.classOf = new Int32Array(p.workers.length);
+    p.workers.forEach((w, i) => {
+      const key = `${w.kind}:${p.nodes[w.node]!.capacity}`;
+      let c = keys.get(key);
+      if (c === undefined) {
+        c = this.heaps.length;
+        keys.set(key, c);
+        this.heaps.push(new TaskHeap(less));
+        this.representative.push(i);
+      }
+      this.classOf[i] = c;
+    });
+  }
+
+  push(task: number): void {
+    this.seq[task] = this.pushes++;
+    for (let c = 0; c < this.heaps.length; c++) {
+      if (this.ctx.canRun(task, this.representative[c]!)) this.heaps[c]!.push(task);
+    }
+  }
+
+  pop(worker: number): number {
+    const h = this.heaps[this.classOf[worker]!]!;
+    while (h.size > 0) {
+      const t = h.pop();
+      if (this.taken[t] === 0) {
+        this.taken[t] = 1;
+        return t;
+      }
+    }
+    return -1;
+  }
+
+  /** The shared queue as this worker sees it, in priority order, at most PRIO_PLANNED_CAP tasks. */
+  *plannedTasks(worker: number): Generator<number> {
+    let n = 0;
+    for (const t of this.heaps[this.classOf[worker]!]!.ordered()) {
+      if (this.taken[t] === 1) continue;
+      yield t;
+      if (++n >= PRIO_PLANNED_CAP) return;
+    }
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Per-worker task queues, the part of a deque-model scheduler that decides in which order a
+ * worker's assigned tasks are handed out: FIFO here (dm, dmda), the "ready" orderings in
+ * ready.ts (dmdar, dmdas). Also a double-ended ring buffer for work stealing.
+ */
+import { IntQueue } from '../../core/growable.ts';
+import type { SchedContext } from '../../core/policy.ts';
+import type { QueuedInputs } from './inputs.ts';
+
+/** The per-worker queues of a deque-model scheduler. */
+export interface WorkerQueues {
+  /** Called once, after `inputs` was initialised. */
+  init(ctx: SchedContext, inputs: QueuedInputs): void;
+  /** Appends `task` to `worker`'s queue (before `inputs` records it). */
+  add(task: number, worker: number): void;
+  /** Takes the next task of `worker`'s queue, or -1 when it is empty. */
+  pop(worker: number): number;
+  /** Number of tasks queued for `worker`. */
+  size(worker: number): number;
+  /** `worker`'s queue in the order it would be handed out now. */
+  planned(worker: number): Iterable<number>;
+  /** Optional: the replicas of `handle` may have changed (loaded, requested, dropped, written). */
+  dataChanged?(handle: number): void;
+}
+
+/** One FIFO per worker: tasks are handed out in the order they were assigned. O(1) each way. */
+export class FifoQueues implements WorkerQueues {
+  private queues: IntQueue[] = [];
+
+  init(ctx: SchedContext): void {
+    this.queues = ctx.platform.workers.map(() => new IntQueue());
+  }
+
+  add(task: number, worker: number): void {
+    this.queues[worker]!.push(task);
+  }
+
+  pop(worker: number): number {
+    const q = this.queues[worker]!;
+    return q.length > 0 ? q.shift() : -1;
+  }
+
+  size(worker: number): number {
+    return this.queues[worker]!.length;
+  }
+
+  *planned(worker: number): Generator<number> {
+    const q = this.queues[worker]!;
+    for (let i = 0; i < q.length; i++) yield q.at(i);
+  }
+}
+
+/** A double-ended queue of integers over a growable ring buffer. */
+export class IntDeque {
+  private buf = new Int32Array(16);
+  private head = 0;
+  /** Number of values. */
+  length = 0;
+
+  /** Appends at the back (newest end). */
+  pushBack(value: number): void {
+    if (this.length === this.buf.length) this.grow();
+    this.buf[(this.head + this.length) & (this.buf.length - 1)] = value;
+    this.length++;
+  }
+
+  /** Removes and returns the newest value (undefined behaviour when empty). */
+  popBack(): number {
+    this.length--;
+    return this.buf[(this.head + this.length) & (this.buf.length - 1)]!;
+  }
+
+  /** The i-th value from the front (oldest = 0). */
+  at(i: number): number {
+    return this.buf[(this.head + i) & (this.buf.length - 1)]!;
+  }
+
+  /** Removes the i-th value from the front, keeping the others' order. O(length - i). */
+  removeAt(i: number): void {
+    const mask = this.buf.length - 1;
+    if (i === 0) {
+      this.head = (this.head + 1) & mask;
+    } else {
+      for (let k = i; k < this.length - 1; k++) {
+        this.buf[(this.head + k) & mask] = this.buf[(this.head + k + 1) & mask]!;
+      }
+    }
+    this.length--;
+  }
+
+  private grow(): void {
+    const next = new Int32Array(this.buf.length * 2);
+    for (let i = 0; i < this.length; i++) next[i] = this.at(i);
+    this.buf = next;
+    this.head = 0;
+  }
+}

@@ -1,0 +1,268 @@
+/**
+ * The "ready" orderings of StarPU's dmdar and dmdas (seed 000 section 3.1: "on each GPU,
+ * tasks are reordered at runtime in order to favor tasks with the most input data already
+ * loaded into memory").
+ *
+ * StarPU's pop scans the worker's queue in order and takes the first task with the fewest
+ * inputs neither valid nor loading on the worker's node (stopping early at one with none);
+ * dmdas's queue is sorted by priority, and the scan only considers the tasks of the highest
+ * priority present. Both choices are the minimum of a lexicographic key:
+ * - dmdar: (non-ready inputs, queue order): per worker and non-ready count b, a hierarchical
+ *   bitset over queue positions (BucketIndex); a pop takes the smallest position of the
+ *   lowest non-empty count, a count change moves a task between two bitsets;
+ * - dmdas: (-priority, non-ready inputs, queue order): per worker, an indexed binary heap
+ *   under that key (HeapIndex); a count change re-sifts the task.
+ * The non-ready counts are kept up to date incrementally instead of rescanning at each pop.
+ *
+ * Counting: `present[handle, node]` mirrors ctx.isValidOrLoading. On every data notification
+ * about a handle (requested, loaded, removed) and for the handles a task writes when it
+ * starts or finishes, each node's bit is compared with the engine's state; when one flips,
+ * the tasks queued on that node's workers that read the handle (QueuedInputs' list) get
+ * their count moved by one.
+ *
+ * Costs (q = tasks queued on the worker, a = accesses of the task, N = memory nodes,
+ * k = tasks queued on the node that read the handle, L = distinct counts in use, <= a + 1):
+ * - add (push):  O(a) + one insertion: O(log32 q) dmdar, O(log q) dmdas
+ * - pop:         dmdar O(L + log32 q), dmdas O(log q)
+ * - notification about a handle: O(N) + k moves: O(log32 q) each dmdar, O(log q) dmdas
+ * - planned(w):  dmdar O(q / 32 + q) for the whole queue; dmdas O(j log j) for the first j.
+ */
+import { IntList } from '../../core/growable.ts';
+import type { SchedContext } from '../../core/policy.ts';
+import { AccessMode } from '../../core/types.ts';
+import { HierBitset } from './bitset.ts';
+import { TaskHeap } from './heap.ts';
+import type { QueuedInputs } from './inputs.ts';
+import type { WorkerQueues } from './queues.ts';
+
+/** The order among a worker's queued tasks, given their non-ready counts. */
+interface ReadyIndex {
+  /** `task` joins `worker`'s queue with its count set. */
+  add(task: number, worker: number): void;
+  /** `task`'s count changed by `delta` (its new value already stored). */
+  moved(task: number, worker: number, delta: number): void;
+  /** Takes the first task of `worker`, or -1. */
+  pop(worker: number): number;
+  /** Tasks queued on `worker`. */
+  size(worker: number): number;
+  /** `worker`'s tasks in pop order. */
+  planned(worker: number): Iterable<number>;
+}
+
+/** dmdar: per worker and count, a bitset over queue positions. */
+class BucketIndex implements ReadyIndex {
+  private readonly slotTask: IntList[];
+  private readonly buckets: (HierBitset | undefined)[][];
+  private readonly bucketSize: Int32Array[];
+  private readonly queued: Int32Array;
+  private readonly taskSlot: Int32Array;
+
+  constructor(
+    workers: number,
+    tasks: number,
+    private readonly levels: number,
+    private readonly nonReady: Int32Array,
+  ) {
+    this.slotTask = Array.from({ length: workers }, () => new IntList());
+    this.buckets = Array.from({ length: workers }, () => new Array<HierBitset | undefined>(levels));
+    this.bucketSize = Array.from({ length: workers }, () => new Int32Array(levels));
+    this.queued = new Int32Array(workers);
+    this.taskSlot = new Int32Array(tasks);
+  }
+
+  private bucket(worker: number, b: number): HierBitset {
+    const row = this.buckets[worker]!;
+    let set = row[b];
+    if (!set) {
+      set = new HierBitset();
+      row[b] = set;
+    }
+    return set;
+  }
+
+  add(task: number, worker: number): void {
+    const slot = this.slotTask[worker]!.push(task);
+    this.taskSlot[task] = slot;
+    const b = this.nonReady[task]!;
+    this.bucket(worker, b).set(slot);
+    this.bucketSize[worker]![b]!++;
+    this.queued[worker]!++;
+  }
+
+  moved(task: number, worker: number, delta: number): void {
+    const b = this.nonReady[task]!;
+    const slot = this.taskSlot[task]!;
+    const sizes = this.bucketSize[worker]!;
+    this.buckets[worker]![b - delta]!.clear(slot);
+    sizes[b - delta]!--;
+    this.bucket(worker, b).set(slot);
+    sizes[b]!++;
+  }
+
+  pop(worker: number): number {
+    if (this.queued[worker] === 0) return -1;
+    const sizes = this.bucketSize[worker]!;
+    let b = 0;
+    while (sizes[b] === 0) b++;
+    const set = this.buckets[worker]![b]!;
+    const slot = set.first();
+    set.clear(slot);
+    sizes[b]!--;
+    this.queued[worker]!--;
+    return this.slotTask[worker]!.data[slot]!;
+  }
+
+  size(worker: number): number {
+    return this.queued[worker]!;
+  }
+
+  *planned(worker: number): Generator<number> {
+    const row = this.buckets[worker]!;
+    const tasks = this.slotTask[worker]!;
+    for (let b = 0; b < this.levels; b++) {
+      if (this.bucketSize[worker]![b] === 0) continue;
+      for (const slot of row[b]!.members()) yield tasks.data[slot]!;
+    }
+  }
+}
+
+/** dmdas: per worker, an indexed heap on (-priority, count, queue order). */
+class HeapIndex implements ReadyIndex {
+  private readonly heaps: TaskHeap[];
+  private readonly seq: Float64Array;
+  private nextSeq = 0;
+
+  constructor(workers: number, tasks: number, nonReady: Int32Array, prio: Float64Array) {
+    const seq = new Float64Array(tasks);
+    this.seq = seq;
+    const pos = new Int32Array(tasks).fill(-1);
+    const less = (a: number, b: number) =>
+      prio[a]! > prio[b]! ||
+      (prio[a] === prio[b] &&
+        (nonReady[a]! < nonReady[b]! || (nonReady[a] === nonReady[b] && seq[a]! < seq[b]!)));
+    this.heaps = Array.from({ length: workers }, () => new TaskHeap(less, pos));
+  }
+
+  add(task: number, worker: number): void {
+    this.seq[task] = this.nextSeq++;
+    this.heaps[worker]!.push(task);
+  }
+
+  moved(task: number, worker: number, delta: number): void {
+    if (delta < 0) this.heaps[worker]!.decreased(task);
+    else this.heaps[worker]!.increased(task);
+  }
+
+  pop(worker: number): number {
+    return this.heaps[worker]!.pop();
+  }
+
+  size(worker: number): number {
+    return this.heaps[worker]!.size;
+  }
+
+  planned(worker: number): Iterable<number> {
+    return this.heaps[worker]!.ordered();
+  }
+}
+
+/** Per-worker queues popped by the ready criterion, optionally after priority. */
+export class ReadyQueues implements WorkerQueues {
+  private ctx!: SchedContext;
+  private inputs!: QueuedInputs;
+  private index!: ReadyIndex;
+  private nn = 0;
+  private workerNode = new Int32Array(0);
+  /** Worker each queued task waits on. */
+  private taskWorker = new Int32Array(0);
+  /** Inputs of each queued task neither valid nor loading on its worker's node. */
+  private nonReady = new Int32Array(0);
+  private present = new Uint8Array(0);
+
+  /** @param byPriority order by priority first (dmdas), larger first. */
+  constructor(private readonly byPriority: boolean) {}
+
+  init(ctx: SchedContext, inputs: QueuedInputs): void {
+    this.ctx = ctx;
+    this.inputs = inputs;
+    const g = ctx.graph;
+    const nt = g.taskCount;
+    const nw = ctx.platform.workers.length;
+    this.nn = ctx.platform.nodes.length;
+    this.taskWorker = new Int32Array(nt).fill(-1);
+    this.nonReady = new Int32Array(nt);
+    this.present = new Uint8Array(g.handleCount * this.nn);
+    for (let h = 0; h < g.handleCount; h++) {
+      for (let n = 0; n < this.nn; n++) this.present[h * this.nn + n] = ctx.isValidOrLoading(h, n) ? 1 : 0;
+    }
+    this.workerNode = Int32Array.from(ctx.platform.workers, (w) => w.node);
+    if (this.byPriority) {
+      this.index = new HeapIndex(nw, nt, this.nonReady, g.taskPriority.data);
+    } else {
+      let most = 0;
+      for (let t = 0; t < nt; t++) {
+        let reads = 0;
+        for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
+          if (g.accessMode.data[a]! & AccessMode.R) reads++;
+        }
+        if (reads > most) most = reads;
+      }
+      this.index = new BucketIndex(nw, nt, most + 1, this.nonReady);
+    }
+  }
+
+  add(task: number, worker: number): void {
+    const g = this.ctx.graph;
+    const node = this.workerNode[worker]!;
+    let count = 0;
+    const aEnd = g.accessStart.data[task + 1]!;
+    for (let a = g.accessStart.data[task]!; a < aEnd; a++) {
+      if (!(g.accessMode.data[a]! & AccessMode.R)) continue;
+      const h = g.accessHandle.data[a]!;
+      this.sync(h, node);
+      if (this.present[h * this.nn + node] === 0) count++;
+    }
+    this.nonReady[task] = count;
+    this.taskWorker[task] = worker;
+    this.index.add(task, worker);
+  }
+
+  pop(worker: number): number {
+    const t = this.index.pop(worker);
+    if (t >= 0) this.taskWorker[t] = -1;
+    return t;
+  }
+
+  size(worker: number): number {
+    return this.index.size(worker);
+  }
+
+  planned(worker: number): Iterable<number> {
+    return this.index.planned(worker);
+  }
+
+  /** The non-ready count the ordering holds for a queued task (for tests and tools). */
+  nonReadyCount(task: number): number {
+    return this.nonReady[task]!;
+  }
+
+  dataChanged(handle: number): void {
+    for (let n = 0; n < this.nn; n++) this.sync(handle, n);
+  }
+
+  /** Brings present[handle, node] in line with the engine, updating the queued readers. */
+  private sync(handle: number, node: number): void {
+    const s = handle * this.nn + node;
+    const now = this.ctx.isValidOrLoading(handle, node) ? 1 : 0;
+    if (this.present[s] === now) return;
+    this.present[s] = now;
+    const delta = now === 1 ? -1 : 1;
+    const inputs = this.inputs;
+    const index = this.index;
+    for (let a = inputs.head[s]!; a >= 0; a = inputs.next[a]!) {
+      const t = inputs.accessTask[a]!;
+      this.nonReady[t]! += delta;
+      index.moved(t, this.taskWorker[t]!, delta);
+    }
+  }
+}
