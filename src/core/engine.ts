@@ -364,7 +364,7 @@ export class Engine implements SchedContext, EvictionContext {
       // A modified source stays the owner (home is still stale) unless it was copied home.
       if (dst === this.home && this.rstate[srcSlot] === Replica.MODIFIED)
         this.rstate[srcSlot] = Replica.SHARED;
-      if (dst !== this.home) this.scheduler.dataLoaded?.(h, dst);
+      this.scheduler.dataLoaded?.(h, dst);
       this.unpin(srcSlot, 'evict');
       if (evicting && this.rrefs[srcSlot] === 0 && this.ralloc[srcSlot] === 1)
         this.freeReplica(h, src, 'evict');
@@ -666,8 +666,9 @@ export class Engine implements SchedContext, EvictionContext {
       const n = this.workerNode[w]!;
       for (let i = 0; i < buffer.length && this.reqTask[n]!.length === 0; i++) {
         const t = buffer.at(i);
+        const allow = this.scheduler.evictionFilter?.(n);
         for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
-          if (g.accessMode.data[a]! & AccessMode.R) this.prefetch(g.accessHandle.data[a]!, n, true);
+          if (g.accessMode.data[a]! & AccessMode.R) this.prefetch(g.accessHandle.data[a]!, n, true, allow);
         }
       }
       while (buffer.length < this.lookahead[w]!) {
@@ -686,8 +687,9 @@ export class Engine implements SchedContext, EvictionContext {
     this.buffer[worker]!.push(task);
     const g = this.graph;
     const n = this.workerNode[worker]!;
+    const allow = this.scheduler.evictionFilter?.(n);
     for (let a = g.accessStart.data[task]!; a < g.accessStart.data[task + 1]!; a++) {
-      if (g.accessMode.data[a]! & AccessMode.R) this.prefetch(g.accessHandle.data[a]!, n, true);
+      if (g.accessMode.data[a]! & AccessMode.R) this.prefetch(g.accessHandle.data[a]!, n, true, allow);
     }
   }
 
@@ -767,6 +769,7 @@ export class Engine implements SchedContext, EvictionContext {
       // except at home, whose buffer is permanent.
       if (n !== this.home) return false;
       this.rstate[slot] = mode === AccessMode.W ? Replica.ALLOCATED : Replica.LOADING;
+      if (mode !== AccessMode.W) this.scheduler.dataRequested?.(h, n);
     } else {
       const bytes = g.handleSize.data[h]!;
       if (this.used[n]! + bytes > this.capacity[n]! && !this.makeSpace(n, bytes)) return false;
@@ -826,6 +829,7 @@ export class Engine implements SchedContext, EvictionContext {
     this.rstate[slot] = state;
     this.used[n]! += this.graph.handleSize.data[h]!;
     this.eviction.added(h, n);
+    if (state === Replica.LOADING) this.scheduler.dataRequested?.(h, n);
     for (let i = 0; i < this.observers.length; i++) this.observers[i]!.replicaAllocated?.(h, n, this.nowS);
   }
 
@@ -916,6 +920,7 @@ export class Engine implements SchedContext, EvictionContext {
     if (this.rstate[homeSlot] !== Replica.LOADING) {
       if (anyValid < 0) throw new Error(`no valid replica of handle ${h} anywhere`);
       this.rstate[homeSlot] = Replica.LOADING;
+      this.scheduler.dataRequested?.(h, this.home);
       this.rflags[h * nn + anyValid]! |= F_WRITEBACK;
       this.issue(h, anyValid, this.home, TransferKind.STAGE);
     }
@@ -932,9 +937,11 @@ export class Engine implements SchedContext, EvictionContext {
     this.trVersion.push(this.version[h]!);
     this.inFlight++;
     this.rrefs[h * this.nNodes + src]!++;
-    if (dst === this.home) this.rstate[h * this.nNodes + dst] = Replica.LOADING;
+    if (dst === this.home && this.rstate[h * this.nNodes + dst] !== Replica.LOADING) {
+      this.rstate[h * this.nNodes + dst] = Replica.LOADING;
+      this.scheduler.dataRequested?.(h, dst);
+    }
     this.emit(Cmd.TRANSFER, id, 0);
-    if (dst !== this.home) this.scheduler.dataRequested?.(h, dst);
     for (let i = 0; i < this.observers.length; i++) this.observers[i]!.transferStarted?.(id, this.nowS);
   }
 

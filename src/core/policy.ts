@@ -76,6 +76,11 @@ export interface Scheduler {
    * look into the future (LUF, Belady) read it.
    */
   plannedTasks?(worker: number): Iterable<number>;
+  /**
+   * Optional: which replicas of `node` the engine's own prefetches (the workers' lookahead
+   * buffers) may evict; dm* refuse data their queued tasks still need. All when absent.
+   */
+  evictionFilter?(node: number): ((handle: number) => boolean) | undefined;
   /** Optional: the eviction policy this scheduler needs (LUF uses DARTS's planned tasks). */
   evictionPolicy?(): EvictionPolicy | undefined;
 }

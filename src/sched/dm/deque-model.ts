@@ -42,6 +42,7 @@ export class DequeModelScheduler implements Scheduler {
   readonly queues: WorkerQueues;
   /** The queued tasks' inputs per (handle, node). */
   readonly inputs = new QueuedInputs();
+  private allow: ((handle: number) => boolean)[] = [];
   private readonly prefetcher: Prefetcher | undefined;
   private ctx!: SchedContext;
   private workerNode = new Int32Array(0);
@@ -60,6 +61,12 @@ export class DequeModelScheduler implements Scheduler {
     this.inputs.init(ctx);
     this.queues.init(ctx, this.inputs);
     this.prefetcher?.init(ctx, this.inputs);
+    this.allow = ctx.platform.nodes.map((_, node) => (handle: number) => !this.inputs.needed(handle, node));
+  }
+
+  /** The engine's lookahead prefetches may not evict data a task queued on `node` reads. */
+  evictionFilter(node: number): (handle: number) => boolean {
+    return this.allow[node]!;
   }
 
   push(task: number): void {
