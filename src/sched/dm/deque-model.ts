@@ -16,6 +16,7 @@
  */
 import type { SchedContext, Scheduler } from '../../core/policy.ts';
 import { AccessMode, LocusError } from '../../core/types.ts';
+import { OwnerMap } from '../owner.ts';
 import { CompletionEstimator } from './estimator.ts';
 import { QueuedInputs } from './inputs.ts';
 import { Prefetcher } from './prefetch.ts';
@@ -31,6 +32,11 @@ export interface DequeModelParts {
   queues: WorkerQueues;
   /** Prefetch each task's inputs when it is assigned. */
   prefetch: boolean;
+  /**
+   * Seed 001's `-init` variants: tasks of the first iteration (phase 0) with an affinity go to
+   * the GPU that owns their block, as `static` places them; later ones are placed freely.
+   */
+  initialPlacement?: boolean;
 }
 
 /** A push-time placement onto per-worker queues. */
@@ -44,6 +50,7 @@ export class DequeModelScheduler implements Scheduler {
   readonly inputs = new QueuedInputs();
   private allow: ((handle: number) => boolean)[] = [];
   private readonly prefetcher: Prefetcher | undefined;
+  private readonly owners: OwnerMap | undefined;
   private ctx!: SchedContext;
   private workerNode = new Int32Array(0);
 
@@ -52,6 +59,7 @@ export class DequeModelScheduler implements Scheduler {
     this.estimator = new CompletionEstimator(parts.transfers);
     this.queues = parts.queues;
     this.prefetcher = parts.prefetch ? new Prefetcher() : undefined;
+    this.owners = parts.initialPlacement ? new OwnerMap() : undefined;
   }
 
   init(ctx: SchedContext): void {
@@ -61,6 +69,7 @@ export class DequeModelScheduler implements Scheduler {
     this.inputs.init(ctx);
     this.queues.init(ctx, this.inputs);
     this.prefetcher?.init(ctx, this.inputs);
+    this.owners?.init(ctx);
     this.allow = ctx.platform.nodes.map((_, node) => (handle: number) => !this.inputs.needed(handle, node));
   }
 
@@ -70,7 +79,13 @@ export class DequeModelScheduler implements Scheduler {
   }
 
   push(task: number): void {
-    const w = this.estimator.best(task);
+    const g = this.ctx.graph;
+    let w = -1;
+    if (this.owners && g.taskPhase.data[task] === 0) {
+      w = this.owners.ownerOf(g.taskAffinity.data[task]!);
+      if (w >= 0 && !this.ctx.canRun(task, w)) w = -1;
+    }
+    if (w < 0) w = this.estimator.best(task);
     if (w < 0) throw new LocusError(`scheduler ${this.name}: no worker can run task ${task}`);
     const node = this.workerNode[w]!;
     this.estimator.assigned(task, w);

@@ -13,11 +13,13 @@ export function createDm(
   options: SchedulerOptions = {},
   name = 'dm',
   prefetchByDefault = false,
+  initialPlacement = false,
 ): DequeModelScheduler {
   return new DequeModelScheduler({
     name,
     transfers: false,
     queues: new FifoQueues(),
     prefetch: options.prefetch ?? prefetchByDefault,
+    initialPlacement,
   });
 }

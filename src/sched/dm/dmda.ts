@@ -14,11 +14,13 @@ export function createDmda(
   options: SchedulerOptions = {},
   name = 'dmda',
   prefetchByDefault = false,
+  initialPlacement = false,
 ): DequeModelScheduler {
   return new DequeModelScheduler({
     name,
     transfers: true,
     queues: new FifoQueues(),
     prefetch: options.prefetch ?? prefetchByDefault,
+    initialPlacement,
   });
 }

@@ -41,6 +41,14 @@ export const DM_SCHEDULERS: Record<string, SchedulerEntry> = {
     description: 'heft-tmdp with input prefetch at assignment (seed 001 sec. III.B, Table I)',
     create: (o) => createDmda(o, 'heft-tmdp-pr', true),
   },
+  'heft-tm-init': {
+    description: "heft-tm whose first iteration is bound like static (seed 001's stencil)",
+    create: (o) => createDm(o, 'heft-tm-init', false, true),
+  },
+  'heft-tmdp-init': {
+    description: "heft-tmdp whose first iteration is bound like static (seed 001's stencil)",
+    create: (o) => createDmda(o, 'heft-tmdp-init', false, true),
+  },
   ws: {
     description: 'work stealing: per-worker LIFO deques, steal oldest from the fullest (StarPU ws)',
     create: () => new WorkStealingScheduler(),
