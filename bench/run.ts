@@ -14,6 +14,7 @@ interface Case {
   workload: string;
   params: Record<string, number>;
   sched: string;
+  eviction?: string;
 }
 
 const CASES: Case[] = [
@@ -24,13 +25,26 @@ const CASES: Case[] = [
     sched: 'eager',
   },
   {
+    name: 'matmul2d 317x317, dmdar, v100x2 500 MiB',
+    workload: 'matmul2d',
+    params: { tiles: 317 },
+    sched: 'dmdar',
+  },
+  {
+    name: 'matmul2d 317x317, darts+luf, v100x2 500 MiB',
+    workload: 'matmul2d',
+    params: { tiles: 317 },
+    sched: 'darts',
+    eviction: 'luf',
+  },
+  {
     name: 'cholesky 60x60 tiles, eager, v100x2 500 MiB',
     workload: 'cholesky',
     params: { tiles: 60, tileSize: 960 },
     sched: 'eager',
   },
 ];
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARMUP = 2; // rounds run first and not counted: V8 compiles the hot paths during them
 
 function median(xs: number[]): number {
@@ -55,7 +69,7 @@ for (const c of CASES) {
     const t0 = performance.now();
     const wl = generateWorkload(c.workload, c.params);
     const t1 = performance.now();
-    const { report } = simulate({ graph: wl.graph, platform, scheduler: c.sched });
+    const { report } = simulate({ graph: wl.graph, platform, scheduler: c.sched, eviction: c.eviction });
     tasks = report.tasks;
     if (r < 0) continue;
     build.push((t1 - t0) / 1000);

@@ -163,6 +163,11 @@ const GT200 = {
     'assumed: PCIe 2.0 x16, typical CUDA 3.0 pinned transfers',
   ),
   latency: fig('RAM <-> GPU latency', '15us', 'assumed: typical CUDA 3.0 transfer latency'),
+  stencil: fig(
+    'GPU stencil rate',
+    '40GFlop/s',
+    'assumed: a 7-point stencil is memory-bound; GT200 moves 102 GB/s (NVIDIA spec), about 8 B per point per sweep without full reuse, 8 flop per point, at ~40% of that bandwidth',
+  ),
   peer: fig(
     'GPU <-> GPU copies',
     'none',
@@ -210,6 +215,7 @@ const hannibal = preset(
         cpus: o.cpus,
         cpuRate: HANNIBAL.cpuRate.value,
         gpuRate: GT200.rate.value,
+        gpuCodelets: { stencil: GT200.stencil.value },
         toGpu: link(GT200.pcie, GT200.latency),
         toRam: link(GT200.pcie, GT200.latency),
       }),
@@ -258,6 +264,7 @@ const acNode = preset(
         cpus: o.cpus,
         cpuRate: AC.cpuRate.value,
         gpuRate: GT200.rate.value,
+        gpuCodelets: { stencil: GT200.stencil.value },
         toGpu: link(GT200.pcie, GT200.latency),
         toRam: link(GT200.pcie, GT200.latency),
         pairBus: { bandwidth: AC.pairBus.value, latency: 0 }, // latency: counted once, on the per-GPU link
