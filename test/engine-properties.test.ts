@@ -7,78 +7,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { TaskGraph } from '../src/core/graph.ts';
-import { AccessMode } from '../src/core/types.ts';
 import { EVICTION_POLICIES } from '../src/evict/index.ts';
 import { createScheduler, SCHEDULERS } from '../src/sched/index.ts';
 import { testPlatform } from './helpers/platforms.ts';
+import { buildGraph, graphSpecArb } from './helpers/random-graphs.ts';
 import { checkedRun } from './helpers/run.ts';
 
-const MODES = [AccessMode.R, AccessMode.W, AccessMode.RW];
-
-const graphArb = fc
-  .record({
-    sizes: fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 8 }),
-    tasks: fc.array(
-      fc.record({
-        accesses: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 2 })), {
-          minLength: 1,
-          maxLength: 3,
-        }),
-        kinds: fc.constantFrom(['gpu'], ['cpu', 'gpu'], ['cpu']),
-        flops: fc.integer({ min: 1, max: 100 }),
-        priority: fc.integer({ min: 0, max: 3 }),
-      }),
-      { minLength: 1, maxLength: 30 },
-    ),
-    explicit: fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 4 }),
-  })
-  .map((spec) => ({ spec, toString: () => JSON.stringify(spec) }));
-
-/** Builds the task graph a generated spec describes. */
-function buildGraph({
-  sizes,
-  tasks,
-  explicit,
-}: {
-  sizes: number[];
-  tasks: { accesses: [number, number][]; kinds: readonly string[]; flops: number; priority: number }[];
-  explicit: [number, number][];
-}) {
-  const g = new TaskGraph();
-  const codelets = {
-    gpu: g.addCodelet({ name: 'g', kinds: ['gpu'] }),
-    'cpu,gpu': g.addCodelet({ name: 'cg', kinds: ['cpu', 'gpu'] }),
-    cpu: g.addCodelet({ name: 'c', kinds: ['cpu'] }),
-  };
-  const handles = sizes.map((s) => g.addHandle(s * 1000));
-  let maxFootprint = 0;
-  for (const t of tasks) {
-    const seen = new Set<number>();
-    const acc: [number, AccessMode][] = [];
-    for (const [h, m] of t.accesses) {
-      const handle = handles[h % handles.length]!;
-      if (seen.has(handle)) continue;
-      seen.add(handle);
-      acc.push([handle, MODES[m]!]);
-    }
-    maxFootprint = Math.max(
-      maxFootprint,
-      acc.reduce((s, [h]) => s + g.handleSize.data[h]!, 0),
-    );
-    g.submit(codelets[t.kinds.join(',') as keyof typeof codelets], acc, {
-      flops: t.flops * 1e6,
-      priority: t.priority,
-    });
-  }
-  // Forward explicit dependencies only (cycles are tested separately).
-  for (const [a, b] of explicit) {
-    const x = a % g.taskCount;
-    const y = b % g.taskCount;
-    if (x < y) g.addDependency(x, y);
-  }
-  return { g, maxFootprint, needsCpu: tasks.some((t) => t.kinds.length === 1 && t.kinds[0] === 'cpu') };
-}
+const graphArb = graphSpecArb.map((spec) => ({ spec, toString: () => JSON.stringify(spec) }));
 
 const platformArb = fc.record({
   gpus: fc.integer({ min: 1, max: 3 }),

@@ -19,9 +19,10 @@ import { DM_SCHEDULERS } from '../src/sched/dm/index.ts';
 import { createScheduler } from '../src/sched/index.ts';
 import { generateWorkload } from '../src/workloads/index.ts';
 import { testPlatform } from './helpers/platforms.ts';
+import { buildGraph, graphSpecArb } from './helpers/random-graphs.ts';
 import { checkedRun } from './helpers/run.ts';
 
-const { R, W, RW } = AccessMode;
+const { R, W } = AccessMode;
 
 /** Records, per run, the order tasks start in and the worker each ran on. */
 function recorder() {
@@ -437,57 +438,7 @@ describe('HierBitset', () => {
 
 // ------------------------------------------------------------------ property test
 
-const MODES = [R, W, RW];
-
-const specArb = fc.record({
-  sizes: fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 8 }),
-  tasks: fc.array(
-    fc.record({
-      accesses: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 2 })), { minLength: 1, maxLength: 3 }),
-      kinds: fc.constantFrom(['gpu'], ['cpu', 'gpu'], ['cpu']),
-      flops: fc.integer({ min: 1, max: 100 }),
-      priority: fc.integer({ min: 0, max: 3 }),
-    }),
-    { minLength: 1, maxLength: 30 },
-  ),
-  explicit: fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 4 }),
-});
-
-function buildGraph(spec: typeof specArb extends fc.Arbitrary<infer T> ? T : never) {
-  const g = new TaskGraph();
-  const codelets = {
-    gpu: g.addCodelet({ name: 'g', kinds: ['gpu'] }),
-    'cpu,gpu': g.addCodelet({ name: 'cg', kinds: ['cpu', 'gpu'] }),
-    cpu: g.addCodelet({ name: 'c', kinds: ['cpu'] }),
-  };
-  const handles = spec.sizes.map((s) => g.addHandle(s * 1000));
-  let maxFootprint = 0;
-  for (const t of spec.tasks) {
-    const seen = new Set<number>();
-    const acc: [number, AccessMode][] = [];
-    for (const [h, m] of t.accesses) {
-      const handle = handles[h % handles.length]!;
-      if (seen.has(handle)) continue;
-      seen.add(handle);
-      acc.push([handle, MODES[m]!]);
-    }
-    maxFootprint = Math.max(
-      maxFootprint,
-      acc.reduce((s, [h]) => s + g.handleSize.data[h]!, 0),
-    );
-    g.submit(codelets[t.kinds.join(',') as keyof typeof codelets], acc, {
-      flops: t.flops * 1e6,
-      priority: t.priority,
-    });
-  }
-  for (const [a, b] of spec.explicit) {
-    const x = a % g.taskCount;
-    const y = b % g.taskCount;
-    if (x < y) g.addDependency(x, y);
-  }
-  const needsCpu = spec.tasks.some((t) => t.kinds.length === 1 && t.kinds[0] === 'cpu');
-  return { g, maxFootprint, needsCpu };
-}
+const specArb = graphSpecArb;
 
 test('every dm-folder policy keeps the invariants, finishes and is deterministic', () => {
   fc.assert(

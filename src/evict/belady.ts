@@ -7,43 +7,25 @@
  * next use go first, least recently used first.
  * Cost per victim: O(horizon x inputs + resident data).
  */
-import type { EvictionContext, EvictionPolicy } from '../core/policy.ts';
-import { ReplicaList } from './replica-list.ts';
+import type { EvictionContext } from '../core/policy.ts';
+import { LruEviction } from './lru.ts';
 
 /** Furthest next use first. */
-export class BeladyEviction implements EvictionPolicy {
-  readonly name = 'belady';
+export class BeladyEviction extends LruEviction {
+  override readonly name = 'belady';
   /** How many future tasks per node are read. */
   readonly horizon: number;
-  private ctx!: EvictionContext;
-  private list!: ReplicaList;
-  private workersOf: number[][] = [];
 
   constructor(horizon = 10_000) {
+    super();
     this.horizon = horizon;
   }
 
-  init(ctx: EvictionContext): void {
-    this.ctx = ctx;
-    this.list = new ReplicaList(ctx.graph.handleCount, ctx.platform.nodes.length);
-    this.workersOf = ctx.platform.nodes.map((_, n) =>
-      ctx.platform.workers.flatMap((w, i) => (w.node === n ? [i] : [])),
-    );
+  override init(ctx: EvictionContext): void {
+    super.init(ctx);
   }
 
-  added(handle: number, node: number): void {
-    this.list.append(handle, node);
-  }
-
-  used(handle: number, node: number): void {
-    this.list.moveToTail(handle, node);
-  }
-
-  removed(handle: number, node: number): void {
-    this.list.remove(handle, node);
-  }
-
-  victim(node: number, allow?: (handle: number) => boolean): number {
+  override victim(node: number, allow?: (handle: number) => boolean): number {
     const g = this.ctx.graph;
     const nextUse = new Map<number, number>();
     let pos = 0;

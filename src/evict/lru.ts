@@ -12,10 +12,15 @@ export class LruEviction implements EvictionPolicy {
   readonly name: string = 'lru';
   protected list!: ReplicaList;
   protected ctx!: EvictionContext;
+  /** The workers of each memory node (for policies that read their pipelines and plans). */
+  protected workersOf: number[][] = [];
 
   init(ctx: EvictionContext): void {
     this.ctx = ctx;
     this.list = new ReplicaList(ctx.graph.handleCount, ctx.platform.nodes.length);
+    this.workersOf = ctx.platform.nodes.map((_, n) =>
+      ctx.platform.workers.flatMap((w, i) => (w.node === n ? [i] : [])),
+    );
   }
 
   added(handle: number, node: number): void {

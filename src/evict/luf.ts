@@ -10,9 +10,9 @@
  * Cost per victim: O(resident data x (pipeline depth x inputs)), plus O(planned tasks x inputs)
  * when the scheduler does not count planned uses itself.
  */
-import type { EvictionContext, EvictionPolicy } from '../core/policy.ts';
+import type { EvictionContext } from '../core/policy.ts';
 import { LocusError } from '../core/types.ts';
-import { ReplicaList } from './replica-list.ts';
+import { LruEviction } from './lru.ts';
 
 /** A scheduler that counts planned uses of a datum per worker and can unplan tasks (DARTS). */
 interface PlanningScheduler {
@@ -21,40 +21,21 @@ interface PlanningScheduler {
 }
 
 /** Least used in the future, then Belady on the task buffer. */
-export class LufEviction implements EvictionPolicy {
-  readonly name = 'luf';
-  private ctx!: EvictionContext;
-  private list!: ReplicaList;
-  private workersOf: number[][] = [];
+export class LufEviction extends LruEviction {
+  override readonly name = 'luf';
   private sched!: PlanningScheduler & EvictionContext['scheduler'];
 
-  init(ctx: EvictionContext): void {
-    this.ctx = ctx;
+  override init(ctx: EvictionContext): void {
+    super.init(ctx);
     this.sched = ctx.scheduler as PlanningScheduler & EvictionContext['scheduler'];
     if (!this.sched.plannedTasks) {
       throw new LocusError(
         `eviction luf needs a scheduler that plans tasks ahead (darts, dm*, ws, prio); '${ctx.scheduler.name}' does not`,
       );
     }
-    this.list = new ReplicaList(ctx.graph.handleCount, ctx.platform.nodes.length);
-    this.workersOf = ctx.platform.nodes.map((_, n) =>
-      ctx.platform.workers.flatMap((w, i) => (w.node === n ? [i] : [])),
-    );
   }
 
-  added(handle: number, node: number): void {
-    this.list.append(handle, node);
-  }
-
-  used(handle: number, node: number): void {
-    this.list.moveToTail(handle, node);
-  }
-
-  removed(handle: number, node: number): void {
-    this.list.remove(handle, node);
-  }
-
-  victim(node: number, allow?: (handle: number) => boolean): number {
+  override victim(node: number, allow?: (handle: number) => boolean): number {
     const g = this.ctx.graph;
     const workers = this.workersOf[node]!;
     // Next use of each datum in the task buffers, by position (Belady's key).

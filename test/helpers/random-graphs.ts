@@ -1,0 +1,65 @@
+/** Random task graphs for property tests: a fast-check spec and the graph it describes. */
+import fc from 'fast-check';
+import { TaskGraph } from '../../src/core/graph.ts';
+import { AccessMode } from '../../src/core/types.ts';
+
+const MODES = [AccessMode.R, AccessMode.W, AccessMode.RW];
+
+/** A plain description of a random graph (printable when a property fails). */
+export const graphSpecArb = fc.record({
+  sizes: fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 8 }),
+  tasks: fc.array(
+    fc.record({
+      accesses: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 2 })), { minLength: 1, maxLength: 3 }),
+      kinds: fc.constantFrom<readonly ('cpu' | 'gpu')[]>(['gpu'], ['cpu', 'gpu'], ['cpu']),
+      flops: fc.integer({ min: 1, max: 100 }),
+      priority: fc.integer({ min: 0, max: 3 }),
+    }),
+    { minLength: 1, maxLength: 30 },
+  ),
+  explicit: fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 4 }),
+});
+
+/** A generated graph spec. */
+export type GraphSpec = typeof graphSpecArb extends fc.Arbitrary<infer T> ? T : never;
+
+/**
+ * Builds the graph: handles of 1000 to 4000 bytes, tasks with up to 3 distinct accesses on
+ * codelets running on gpu, cpu+gpu or cpu, forward explicit dependencies. Returns the largest
+ * task footprint (to size memories) and whether some task runs on CPUs only.
+ */
+export function buildGraph(spec: GraphSpec): { g: TaskGraph; maxFootprint: number; needsCpu: boolean } {
+  const g = new TaskGraph();
+  const codelets = {
+    gpu: g.addCodelet({ name: 'g', kinds: ['gpu'] }),
+    'cpu,gpu': g.addCodelet({ name: 'cg', kinds: ['cpu', 'gpu'] }),
+    cpu: g.addCodelet({ name: 'c', kinds: ['cpu'] }),
+  };
+  const handles = spec.sizes.map((s) => g.addHandle(s * 1000));
+  let maxFootprint = 0;
+  for (const t of spec.tasks) {
+    const seen = new Set<number>();
+    const acc: [number, AccessMode][] = [];
+    for (const [h, m] of t.accesses) {
+      const handle = handles[h % handles.length]!;
+      if (seen.has(handle)) continue;
+      seen.add(handle);
+      acc.push([handle, MODES[m]!]);
+    }
+    maxFootprint = Math.max(
+      maxFootprint,
+      acc.reduce((s, [h]) => s + g.handleSize.data[h]!, 0),
+    );
+    g.submit(codelets[t.kinds.join(',') as keyof typeof codelets], acc, {
+      flops: t.flops * 1e6,
+      priority: t.priority,
+    });
+  }
+  for (const [a, b] of spec.explicit) {
+    const x = a % g.taskCount;
+    const y = b % g.taskCount;
+    if (x < y) g.addDependency(x, y);
+  }
+  const needsCpu = spec.tasks.some((t) => t.kinds.length === 1 && t.kinds[0] === 'cpu');
+  return { g, maxFootprint, needsCpu };
+}
