@@ -3,7 +3,7 @@
  * use is the furthest in the worker's known future, which minimises loads when the future is
  * known. Here the known future of a node is, for each of its workers, the tasks it popped and
  * has not finished (its pipeline, in order) followed by the tasks its scheduler has planned
- * for it (Scheduler.plannedTasks), read up to a horizon of 10,000 tasks. Data with no known
+ * for it (Scheduler.plannedTasks), read up to a horizon of 2,000 tasks. Data with no known
  * next use go first, least recently used first.
  * Cost per victim: O(horizon x inputs + resident data).
  */
@@ -16,7 +16,7 @@ export class BeladyEviction extends LruEviction {
   /** How many future tasks per node are read. */
   readonly horizon: number;
 
-  constructor(horizon = 10_000) {
+  constructor(horizon = 2_000) {
     super();
     this.horizon = horizon;
   }
