@@ -9,20 +9,12 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { EVICTION_POLICIES } from '../src/evict/index.ts';
 import { createScheduler, SCHEDULERS } from '../src/sched/index.ts';
-import { testPlatform } from './helpers/platforms.ts';
-import { buildGraph, graphSpecArb } from './helpers/random-graphs.ts';
+import { buildGraph, graphSpecArb, machineArb, machinePlatform } from './helpers/random-graphs.ts';
 import { checkedRun } from './helpers/run.ts';
 
 const graphArb = graphSpecArb.map((spec) => ({ spec, toString: () => JSON.stringify(spec) }));
 
-const platformArb = fc.record({
-  gpus: fc.integer({ min: 1, max: 3 }),
-  extra: fc.array(fc.integer({ min: 0, max: 6 }), { minLength: 3, maxLength: 3 }),
-  cpus: fc.integer({ min: 0, max: 2 }),
-  p2p: fc.boolean(),
-  bus: fc.boolean(),
-  latency: fc.constantFrom(0, 1e-5),
-});
+const platformArb = machineArb;
 
 const runArb = fc.record({
   sched: fc.constantFrom(...Object.keys(SCHEDULERS)),
@@ -36,15 +28,9 @@ const runArb = fc.record({
 test('invariants hold and runs are deterministic on random graphs and platforms', () => {
   fc.assert(
     fc.property(graphArb, platformArb, runArb, ({ spec }, pm, run) => {
-      const { g, maxFootprint, needsCpu } = buildGraph(spec);
-      const platform = testPlatform({
-        gpus: pm.gpus,
-        gpuCapacity: pm.extra.map((e) => maxFootprint + e * 1000),
-        cpus: needsCpu ? Math.max(1, pm.cpus) : pm.cpus,
-        p2p: pm.p2p,
-        bus: pm.bus,
-        latency: pm.latency,
-      });
+      const built = buildGraph(spec);
+      const g = built.g;
+      const platform = machinePlatform(pm, built);
       // LUF reads the scheduler's planned tasks: schedulers without a plan cannot use it.
       const probe = createScheduler(run.sched);
       fc.pre(run.eviction !== 'luf' || probe.plannedTasks !== undefined);

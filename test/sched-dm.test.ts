@@ -19,7 +19,7 @@ import { DM_SCHEDULERS } from '../src/sched/dm/index.ts';
 import { createScheduler } from '../src/sched/index.ts';
 import { generateWorkload } from '../src/workloads/index.ts';
 import { testPlatform } from './helpers/platforms.ts';
-import { buildGraph, graphSpecArb } from './helpers/random-graphs.ts';
+import { buildGraph, graphSpecArb, machinePlatform } from './helpers/random-graphs.ts';
 import { checkedRun } from './helpers/run.ts';
 
 const { R, W } = AccessMode;
@@ -460,14 +460,9 @@ test('every dm-folder policy keeps the invariants, finishes and is deterministic
         gpuLookahead: fc.integer({ min: 0, max: 4 }),
       }),
       (spec, pm, o) => {
-        const { g, maxFootprint, needsCpu } = buildGraph(spec);
-        const platform = testPlatform({
-          gpus: pm.gpus,
-          gpuCapacity: pm.extra.map((e) => maxFootprint + e * 1000),
-          cpus: needsCpu ? Math.max(1, pm.cpus) : pm.cpus,
-          p2p: pm.p2p,
-          bus: pm.bus,
-        });
+        const built = buildGraph(spec);
+        const g = built.g;
+        const platform = machinePlatform(pm, built);
         const once = () => {
           const r = checkedRun(g, platform, {
             sched: createScheduler(o.sched, { prefetch: o.prefetch }),

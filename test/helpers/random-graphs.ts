@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { TaskGraph } from '../../src/core/graph.ts';
 import { AccessMode } from '../../src/core/types.ts';
+import { testPlatform } from './platforms.ts';
 
 const MODES = [AccessMode.R, AccessMode.W, AccessMode.RW];
 
@@ -63,3 +64,31 @@ export function buildGraph(spec: GraphSpec): { g: TaskGraph; maxFootprint: numbe
   const needsCpu = spec.tasks.some((t) => t.kinds.length === 1 && t.kinds[0] === 'cpu');
   return { g, maxFootprint, needsCpu };
 }
+
+/** A random machine: 1 to 3 GPUs, up to 2 CPU workers, peer-to-peer and a shared bus or not. */
+export const machineArb = fc.record({
+  gpus: fc.integer({ min: 1, max: 3 }),
+  extra: fc.array(fc.integer({ min: 0, max: 6 }), { minLength: 3, maxLength: 3 }),
+  cpus: fc.integer({ min: 0, max: 2 }),
+  p2p: fc.boolean(),
+  bus: fc.boolean(),
+  latency: fc.constantFrom(0, 1e-5),
+});
+
+/** The test platform a machine spec describes, sized so that every task of the graph fits. */
+export function machinePlatform(
+  m: Omit<GraphMachine, 'latency'> & { latency?: number },
+  graph: { maxFootprint: number; needsCpu: boolean },
+) {
+  return testPlatform({
+    gpus: m.gpus,
+    gpuCapacity: m.extra.map((e) => graph.maxFootprint + e * 1000),
+    cpus: graph.needsCpu ? Math.max(1, m.cpus) : m.cpus,
+    p2p: m.p2p,
+    bus: m.bus,
+    latency: m.latency,
+  });
+}
+
+/** A generated machine spec. */
+export type GraphMachine = typeof machineArb extends fc.Arbitrary<infer T> ? T : never;
