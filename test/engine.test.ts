@@ -257,3 +257,55 @@ describe('engine: prefetch', () => {
     assert.equal(b.stats.transfersByKind[TransferKind.PREFETCH], 3);
   });
 });
+
+describe('engine: tasks without data and issue-ahead', () => {
+  test('a task with no accesses runs (simulated): 3 tasks on one CPU', () => {
+    const g = new TaskGraph();
+    const c = g.addCodelet({ name: 'empty', kinds: ['cpu'], flops: () => 1e9 });
+    for (let i = 0; i < 3; i++) g.submit(c, [], { flops: 1e9 });
+    const platform = testPlatform({ gpus: 0, gpuCapacity: 0, cpus: 1, cpuRate: 1e9 });
+    const { result, stats } = checkedRun(g, platform);
+    assert.equal(stats.tasksRun[0], 3);
+    assert.equal(result.makespanS, 3);
+  });
+
+  test('issueAhead hands a worker every ready task of its pipeline, finished in order', async () => {
+    const { Engine, Cmd } = await import('../src/core/engine.ts');
+    const { PlatformModel } = await import('../src/core/model.ts');
+    const { createEviction } = await import('../src/evict/index.ts');
+    const g = new TaskGraph();
+    const c = g.addCodelet({ name: 'k', kinds: ['cpu'] });
+    const hs = [0, 1, 2, 3].map(() => g.addHandle(8));
+    for (const h of hs) g.submit(c, [[h, RW]]);
+    const platform = testPlatform({ gpus: 0, gpuCapacity: 0, cpus: 1 });
+    const runs = (issueAhead: boolean): number[][] => {
+      const e = new Engine({
+        graph: g,
+        platform,
+        scheduler: new FixedScheduler(() => 0),
+        eviction: createEviction('lru'),
+        model: new PlatformModel(platform, g),
+        cpuPipeline: 3,
+        issueAhead,
+      });
+      const started: number[][] = [];
+      const take = () => {
+        const out: number[] = [];
+        for (let i = 0; i < e.commandCount; i++) if (e.cmdOp.data[i] === Cmd.RUN) out.push(e.cmdA.data[i]!);
+        e.clearCommands();
+        started.push(out);
+      };
+      e.start(0);
+      take();
+      for (let t = 0; t < 4; t++) {
+        e.taskFinished(t, t + 1);
+        take();
+      }
+      assert.ok(e.isFinished);
+      return started;
+    };
+    // Home data, nothing to load: the whole pipeline (3 tasks) starts at once, then one per completion.
+    assert.deepEqual(runs(true), [[0, 1, 2], [3], [], [], []]);
+    assert.deepEqual(runs(false), [[0], [1], [2], [3], []]);
+  });
+});

@@ -21,7 +21,7 @@ export function addSimulationOptions(cmd: Command): Command {
   return cmd
     .option(
       '--lookahead <n>',
-      'tasks a GPU worker pops ahead of its pipeline, inputs prefetched (default 4)',
+      'tasks a GPU worker pops ahead of its pipeline, inputs prefetched (default 4; dmdar, dmdas: 1)',
       naturalInt,
     )
     .option(

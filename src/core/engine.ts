@@ -117,6 +117,14 @@ export interface EngineOptions {
    * bus (about 2.4 ms), which a pipeline of 2 alone does not.
    */
   gpuLookahead?: number;
+  /**
+   * Emit RUN for every task at the front of a worker's pipeline whose inputs are in place, not
+   * only for the oldest one (default false). For drivers whose workers queue the tasks they
+   * are given and run them in order (the real driver): several tasks in flight per worker hide
+   * the round trip between the engine and the worker. A worker's tasks must finish in the
+   * order their RUN commands were emitted.
+   */
+  issueAhead?: boolean;
 }
 
 const TASK_PENDING = 0;
@@ -189,7 +197,9 @@ export class Engine implements SchedContext, EvictionContext {
   private readonly pipeHead: Int32Array;
   private readonly pipeLen: Int32Array;
   private readonly maxDepth: number;
-  private readonly running: Int32Array;
+  /** Tasks of each worker's pipeline already handed to the driver (RUN emitted). */
+  private readonly issued: Int32Array;
+  private readonly issueAhead: boolean;
   private readonly lookahead: Int32Array;
   private readonly buffer: IntQueue[];
   private readonly anyLookahead: boolean;
@@ -248,7 +258,7 @@ export class Engine implements SchedContext, EvictionContext {
       this.kindMask[w] = worker.kind === 'cpu' ? 1 : 2;
     }
     this.maxDepth = Math.max(1, ...this.depth);
-    const ahead = options.gpuLookahead ?? 4;
+    const ahead = options.gpuLookahead ?? options.scheduler.lookahead ?? 4;
     if (!Number.isInteger(ahead) || ahead < 0)
       throw new LocusError(`lookahead must be a non-negative integer (got ${ahead})`);
     this.lookahead = new Int32Array(p.workers.map((w) => (w.kind === 'gpu' ? ahead : 0)));
@@ -257,7 +267,8 @@ export class Engine implements SchedContext, EvictionContext {
     this.pipe = new Int32Array(nw * this.maxDepth);
     this.pipeHead = new Int32Array(nw);
     this.pipeLen = new Int32Array(nw);
-    this.running = new Int32Array(nw).fill(-1);
+    this.issued = new Int32Array(nw);
+    this.issueAhead = options.issueAhead ?? false;
     this.used = new Float64Array(this.nNodes);
     this.freeing = new Float64Array(this.nNodes);
     this.capacity = new Float64Array(p.nodes.map((n) => n.capacity));
@@ -301,11 +312,13 @@ export class Engine implements SchedContext, EvictionContext {
     if (this.taskState[task] !== TASK_RUNNING) throw new Error(`task ${task} finished but was not running`);
     const g = this.graph;
     const w = this.taskWorker[task]!;
+    if (this.pipe[w * this.maxDepth + this.pipeHead[w]!] !== task)
+      throw new Error(`task ${task} finished out of order on worker ${w}`);
     this.eventWorker = w;
     const n = this.workerNode[w]!;
     this.taskState[task] = TASK_DONE;
     this.tasksDone++;
-    this.running[w] = -1;
+    this.issued[w]!--;
     this.pipeHead[w] = (this.pipeHead[w]! + 1) % this.maxDepth;
     this.pipeLen[w]!--;
     const aEnd = g.accessStart.data[task + 1]!;
@@ -722,6 +735,7 @@ export class Engine implements SchedContext, EvictionContext {
       tq.push(task);
       aq.push(a);
     }
+    if (aEnd === aStart) this.tryStart(worker); // no data to wait for
     this.markDirty(n);
   }
 
@@ -790,13 +804,23 @@ export class Engine implements SchedContext, EvictionContext {
     if (--this.waitCount[task]! === 0) this.tryStart(this.taskWorker[task]!);
   }
 
-  /** Starts the head task of worker w's pipeline if its inputs are all in place. */
+  /**
+   * Starts worker w's pipeline head if its inputs are all in place (and, with issueAhead, the
+   * tasks after it in order, up to the first that still waits).
+   */
   private tryStart(w: number): void {
-    if (this.running[w]! >= 0 || this.pipeLen[w] === 0) return;
-    const task = this.pipe[w * this.maxDepth + this.pipeHead[w]!]!;
-    if (this.waitCount[task]! > 0) return;
+    const limit = this.issueAhead ? this.pipeLen[w]! : Math.min(1, this.pipeLen[w]!);
+    while (this.issued[w]! < limit) {
+      const task = this.pipe[w * this.maxDepth + ((this.pipeHead[w]! + this.issued[w]!) % this.maxDepth)]!;
+      if (this.waitCount[task]! > 0) return;
+      this.issued[w]!++;
+      this.startTask(task, w);
+    }
+  }
+
+  /** Emits RUN for `task` on `w` and applies its writes' coherence (the task now runs). */
+  private startTask(task: number, w: number): void {
     this.taskState[task] = TASK_RUNNING;
-    this.running[w] = task;
     this.emit(Cmd.RUN, task, w);
     for (let i = 0; i < this.observers.length; i++) this.observers[i]!.taskStarted?.(task, w, this.nowS);
     // Written handles: this replica becomes the owner, every other copy is invalidated.

@@ -81,6 +81,12 @@ export interface Scheduler {
    * buffers) may evict; dm* refuse data their queued tasks still need. All when absent.
    */
   evictionFilter?(node: number): ((handle: number) => boolean) | undefined;
+  /**
+   * Optional: how many tasks each GPU worker pops ahead of its pipeline when the user gave no
+   * `--lookahead` (the engine's default is 4). dmdar and dmdas ask for 1: their pop-time
+   * "ready" order must see the memory state each earlier pop produced.
+   */
+  readonly lookahead?: number;
   /** Optional: the eviction policy this scheduler needs (LUF uses DARTS's planned tasks). */
   evictionPolicy?(): EvictionPolicy | undefined;
 }

@@ -2,6 +2,7 @@
  * The seed machines as presets. Every number is a Figure whose `source` says where it comes
  * from: the seed paper or its notes, a vendor specification, or "assumed: why".
  */
+import { availableParallelism, totalmem } from 'node:os';
 import {
   checkOptions,
   compilePreset,
@@ -389,6 +390,56 @@ const cpuGpu = preset(
   },
 );
 
+// ---------------------------------------------------------------------------------------------
+// local: the machine Locus runs on, for real runs; GPUs are emulated device memories.
+
+const LOCAL = {
+  cores: fig('CPU cores', availableParallelism(), "this machine's os.availableParallelism()"),
+  ram: fig('RAM', `${Math.floor(totalmem() / 2 ** 20)}MiB`, "this machine's os.totalmem()"),
+  gpus: fig(
+    'emulated devices',
+    '0 by default, up to 16',
+    'real mode: each is a memory pool with its own worker thread running the CPU kernels',
+  ),
+  gpuMem: fig('emulated device memory', '64MiB', 'assumed: small enough that eviction happens on test problems'),
+  rate: fig(
+    'CPU and device rate',
+    '2GFlop/s',
+    'assumed: a JavaScript tile kernel on one core, until `locus calibrate` measures it',
+  ),
+  link: fig('RAM <-> device copies', '8GB/s', 'assumed: one core copying between SharedArrayBuffers'),
+  latency: fig('RAM <-> device latency', '5us', 'assumed: the cost of one command round trip'),
+};
+
+/** This machine: its cores, plus emulated devices (--gpus K) for real runs. */
+const local = preset(
+  "This machine: one CPU worker per core (os.availableParallelism()) on host RAM. With --gpus K, K emulated " +
+    'devices: memory pools of --gpu-mem bytes, each with a worker thread running CPU kernels on its own replicas, ' +
+    'so coherence, eviction and transfers happen for real. Rates are assumptions until calibrated.',
+  Object.values(LOCAL),
+  (opts) => {
+    const cores = +LOCAL.cores.value;
+    const o = checkOptions(
+      'local',
+      { gpus: 16, defaultGpus: 0, cores: Math.max(cores, 256), defaultCpus: () => cores },
+      opts,
+    );
+    return compilePreset(
+      gpuMachine({
+        name: 'local',
+        ram: LOCAL.ram.value,
+        gpuMem: o.gpuMem ?? LOCAL.gpuMem.value,
+        gpus: o.gpus,
+        cpus: o.cpus,
+        cpuRate: LOCAL.rate.value,
+        gpuRate: LOCAL.rate.value,
+        toGpu: link(LOCAL.link, LOCAL.latency),
+        toRam: link(LOCAL.link, LOCAL.latency),
+      }),
+    );
+  },
+);
+
 /** The presets by name, in the order `locus platforms` lists them. */
 export const PRESETS: Readonly<Record<string, Preset>> = {
   v100x2,
@@ -396,4 +447,5 @@ export const PRESETS: Readonly<Record<string, Preset>> = {
   tsl,
   'ac-node': acNode,
   'cpu+gpu': cpuGpu,
+  local,
 };

@@ -37,11 +37,14 @@ export interface DequeModelParts {
    * the GPU that owns their block, as `static` places them; later ones are placed freely.
    */
   initialPlacement?: boolean;
+  /** Tasks a GPU pops ahead by default (Scheduler.lookahead); the engine's default when absent. */
+  lookahead?: number;
 }
 
 /** A push-time placement onto per-worker queues. */
 export class DequeModelScheduler implements Scheduler {
   readonly name: string;
+  readonly lookahead: number | undefined;
   /** The completion-time estimator (exposed for tests and tools). */
   readonly estimator: CompletionEstimator;
   /** The per-worker queues. */
@@ -56,6 +59,7 @@ export class DequeModelScheduler implements Scheduler {
 
   constructor(parts: DequeModelParts) {
     this.name = parts.name;
+    this.lookahead = parts.lookahead;
     this.estimator = new CompletionEstimator(parts.transfers);
     this.queues = parts.queues;
     this.prefetcher = parts.prefetch ? new Prefetcher() : undefined;

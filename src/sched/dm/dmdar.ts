@@ -17,5 +17,8 @@ export function createDmdar(options: SchedulerOptions = {}): DequeModelScheduler
     transfers: true,
     queues: new ReadyQueues(false),
     prefetch: options.prefetch ?? true,
+    // Pop one task ahead: popping several on a tie in non-ready counts, before the first
+    // one's loads are even requested, defeats the ready order (matmul2d N = 70 thrashes).
+    lookahead: 1,
   });
 }
