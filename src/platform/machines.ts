@@ -401,7 +401,11 @@ const LOCAL = {
     '0 by default, up to 16',
     'real mode: each is a memory pool with its own worker thread running the CPU kernels',
   ),
-  gpuMem: fig('emulated device memory', '64MiB', 'assumed: small enough that eviction happens on test problems'),
+  gpuMem: fig(
+    'emulated device memory',
+    '64MiB',
+    'assumed: small enough that eviction happens on test problems',
+  ),
   rate: fig(
     'CPU and device rate',
     '2GFlop/s',
@@ -413,7 +417,7 @@ const LOCAL = {
 
 /** This machine: its cores, plus emulated devices (--gpus K) for real runs. */
 const local = preset(
-  "This machine: one CPU worker per core (os.availableParallelism()) on host RAM. With --gpus K, K emulated " +
+  'This machine: one CPU worker per core (os.availableParallelism()) on host RAM. With --gpus K, K emulated ' +
     'devices: memory pools of --gpu-mem bytes, each with a worker thread running CPU kernels on its own replicas, ' +
     'so coherence, eviction and transfers happen for real. Rates are assumptions until calibrated.',
   Object.values(LOCAL),
