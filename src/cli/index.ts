@@ -7,4 +7,4 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   throw e;
 });
 
-process.exitCode = main(process.argv);
+process.exitCode = await main(process.argv);

@@ -11,6 +11,7 @@ import { SCHEDULERS } from '../sched/index.ts';
 import { WORKLOADS } from '../workloads/index.ts';
 import { demoCommand } from './demo-command.ts';
 import { naturalInt, positiveInt, seedValue, size } from './options.ts';
+import { realRunCommand } from './real-command.ts';
 import { type RunOptions, runCommand } from './run-command.ts';
 import { addSimulationOptions } from './sim-options.ts';
 import { noiseValue, registerSweepCommand } from './sweep-command.ts';
@@ -41,8 +42,11 @@ export function buildProgram(): Command {
     .option('--data <n>', 'data count (random)', positiveInt)
     .option('--degree <n>', 'inputs per task (random)', positiveInt)
     .option('--keep-outputs', "write matmul2d's C blocks back instead of discarding them")
-    .option('-p, --platform <name|file.json>', 'preset name or platform file', 'v100x2')
-    .option('--gpus <n>', 'GPUs of the preset to use', naturalInt)
+    .option(
+      '-p, --platform <name|file.json>',
+      'preset name or platform file (default v100x2; --mode real: local, this machine)',
+    )
+    .option('--gpus <n>', 'GPUs of the preset to use (local: emulated devices)', naturalInt)
     .option('--cpus <n>', 'CPU cores that compute', naturalInt)
     .option('--gpu-mem <size>', 'cap every GPU memory (e.g. 500MiB, 2GB)', size)
     .option(
@@ -55,15 +59,28 @@ export function buildProgram(): Command {
       `eviction policy (default lru): ${Object.keys(EVICTION_POLICIES).join(', ')}`,
     )
     .option('--seed <n>', 'seed of random draws (deterministic runs)', seedValue, 1)
-    .option('--pipeline <n>', 'tasks a GPU worker holds, the running one included (default 2)', positiveInt)
+    .option(
+      '--pipeline <n>',
+      'tasks a GPU worker holds, the running one included (default 2; real: every worker, 4)',
+      positiveInt,
+    )
     .option('--priorities <kind>', 'task priorities: none or bottom-level', 'none')
     .option('--noise <x>', 'relative spread of task durations, in [0, 1) (default 0)', noiseValue)
     .option('--charge-scheduling', "add the schedulers' measured decision time to the workers' time")
-    .option('--mode <mode>', 'sim (simulated platform)', 'sim')
+    .option('--mode <mode>', 'sim (simulated platform) or real (worker threads on this machine)', 'sim')
+    .option('--check', 'real: compare the result with a sequential run (prints the relative difference)')
+    .option('--throttle', "real: hold copies to emulated devices to the platform's link speed")
     .option('--json', 'print the report as one JSON object')
     .option('--trace <file>', 'write a Chrome trace (open in Perfetto)')
     .option('--no-progress', 'no progress bar');
-  addSimulationOptions(run).action((opts: RunOptions) => runCommand(opts));
+  addSimulationOptions(run).action(async (opts: RunOptions) => {
+    if (opts.mode === 'real') {
+      const code = await realRunCommand(opts);
+      if (code !== 0) process.exitCode = code;
+    } else {
+      runCommand(opts);
+    }
+  });
 
   registerSweepCommand(program);
 
@@ -111,11 +128,11 @@ export function buildProgram(): Command {
 }
 
 /** Runs the CLI with `argv` (process.argv form); returns the exit code. */
-export function main(argv: string[]): number {
+export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
-    program.parse(argv);
-    return 0;
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.exitCode === 0) return 0; // --help, --version

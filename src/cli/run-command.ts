@@ -56,7 +56,7 @@ export interface RunOptions extends SimulationFlags {
   data?: number;
   degree?: number;
   keepOutputs?: boolean;
-  platform: string;
+  platform?: string;
   gpus?: number;
   cpus?: number;
   gpuMem?: number;
@@ -68,6 +68,8 @@ export interface RunOptions extends SimulationFlags {
   pipeline?: number;
   priorities: string;
   mode: string;
+  check?: boolean;
+  throttle?: boolean;
   json?: boolean;
   trace?: string;
   progress: boolean;
@@ -75,11 +77,10 @@ export interface RunOptions extends SimulationFlags {
 
 /** Runs the command and writes its output; throws LocusError on bad input. */
 export function runCommand(o: RunOptions): void {
-  if (o.mode !== 'sim') {
-    throw new LocusError(
-      `--mode ${o.mode} is not available yet: only --mode sim (the simulator) runs in this version`,
-    );
-  }
+  if (o.mode !== 'sim') throw new LocusError(`--mode must be sim or real (got '${o.mode}')`);
+  if (o.check) throw new LocusError('--check applies to --mode real (a simulation computes no values)');
+  if (o.throttle)
+    throw new LocusError("--throttle applies to --mode real (a simulation always runs at the links' speed)");
   if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {
     throw new LocusError(`--precision must be single or double (got '${o.precision}')`);
   }
@@ -94,7 +95,7 @@ export function runCommand(o: RunOptions): void {
     );
   }
   const eviction = policy.eviction ?? o.eviction ?? 'lru';
-  const platform = resolvePlatform(o.platform, { gpus: o.gpus, cpus: o.cpus, gpuMem: o.gpuMem });
+  const platform = resolvePlatform(o.platform ?? 'v100x2', { gpus: o.gpus, cpus: o.cpus, gpuMem: o.gpuMem });
   if (o.trace !== undefined) {
     // Fail before a long run, not after it.
     try {

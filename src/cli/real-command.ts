@@ -1,0 +1,156 @@
+/**
+ * `locus run --mode real`: runs a dense linear-algebra application (cholesky, lu, gemm) for
+ * real on worker threads of this machine (or a platform whose GPUs become emulated device
+ * memories), optionally checks it against the sequential algorithm, and prints the same
+ * report as a simulated run. Ctrl-C stops the worker threads and exits with code 130.
+ */
+import { writeFileSync } from 'node:fs';
+import { SingleBar } from 'cli-progress';
+import { LocusError } from '../core/types.ts';
+import type { AppResult } from '../exec/apps/common.ts';
+import { REAL_APPS } from '../exec/apps/gemm.ts';
+import { TaskFailedError } from '../exec/runtime.ts';
+import { resolvePlatform } from '../platform/presets.ts';
+import { parsePolicySpec } from '../report/policy-spec.ts';
+import { formatReport } from './format.ts';
+import type { RunOptions } from './run-command.ts';
+import { schedulerOptionsFrom } from './sim-options.ts';
+
+/** Options only a simulation reads. */
+const SIM_ONLY: [keyof RunOptions, string][] = [
+  ['noise', '--noise'],
+  ['chargeScheduling', '--charge-scheduling'],
+  ['streams', '--streams'],
+  ['inner', '--inner'],
+  ['iterations', '--iterations'],
+  ['keepOutputs', '--keep-outputs'],
+  ['tasks', '--tasks'],
+  ['data', '--data'],
+  ['degree', '--degree'],
+];
+
+/** Runs the application; resolves with the exit code. */
+export async function realRunCommand(o: RunOptions): Promise<number> {
+  const load = REAL_APPS[o.workload as keyof typeof REAL_APPS];
+  if (load === undefined) {
+    throw new LocusError(
+      `--mode real runs ${Object.keys(REAL_APPS).join(', ')} (got --workload ${o.workload}); simulate the others with --mode sim`,
+    );
+  }
+  for (const [key, flag] of SIM_ONLY) {
+    if (o[key] !== undefined && o[key] !== false) throw new LocusError(`${flag} applies to --mode sim only`);
+  }
+  if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {
+    throw new LocusError(`--precision must be single or double (got '${o.precision}')`);
+  }
+  if (o.priorities !== 'none' && o.priorities !== 'bottom-level') {
+    throw new LocusError(`--priorities must be none or bottom-level (got '${o.priorities}')`);
+  }
+  const policy = parsePolicySpec(o.sched);
+  if (policy.eviction !== undefined && o.eviction !== undefined && o.eviction !== policy.eviction) {
+    throw new LocusError(
+      `--sched ${o.sched} names eviction ${policy.eviction} but --eviction says ${o.eviction}: give one`,
+    );
+  }
+  const platform = resolvePlatform(o.platform ?? 'local', { gpus: o.gpus, cpus: o.cpus, gpuMem: o.gpuMem });
+  if (o.trace !== undefined) {
+    try {
+      writeFileSync(o.trace, '');
+    } catch (e) {
+      throw new LocusError(`--trace ${o.trace}: cannot write the trace: ${(e as Error).message}`);
+    }
+  }
+  const tiles = o.tiles ?? 8;
+  const tileSize = o.tileSize ?? 256;
+  const ac = new AbortController();
+  const onSigint = () => ac.abort();
+  process.once('SIGINT', onSigint);
+  const bar =
+    o.progress && process.stderr.isTTY
+      ? new SingleBar({
+          format: 'running [{bar}] {percentage}% | {value}/{total} tasks | {eta}s left',
+          stream: process.stderr,
+          clearOnComplete: true,
+        })
+      : undefined;
+  let started = false;
+  let result: AppResult;
+  try {
+    const run = await load();
+    result = await run({
+      tiles,
+      tileSize,
+      precision: o.precision as 'single' | 'double' | undefined,
+      check: o.check,
+      dataSeed: o.seed,
+      mode: 'real',
+      platform,
+      scheduler: policy.scheduler,
+      schedulerOptions: schedulerOptionsFrom(o),
+      eviction: policy.eviction ?? o.eviction ?? 'lru',
+      seed: o.seed,
+      throttle: o.throttle,
+      pipeline: o.pipeline,
+      lookahead: o.lookahead,
+      priorities: o.priorities === 'bottom-level' ? 'bottom-level' : undefined,
+      trace: o.trace !== undefined,
+      signal: ac.signal,
+      onProgress: bar
+        ? (done, total) => {
+            if (!started) {
+              bar.start(total, 0);
+              started = true;
+            }
+            bar.update(done);
+          }
+        : undefined,
+      onTrace: o.trace ? (json) => writeTrace(o.trace!, json) : undefined,
+    });
+  } catch (e) {
+    if (started) bar?.stop();
+    if (e instanceof LocusError && e.message === 'interrupted') {
+      process.stderr.write('locus: interrupted; worker threads stopped\n');
+      return 130;
+    }
+    if (e instanceof TaskFailedError) {
+      process.stderr.write(`locus: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+  if (started) bar?.stop();
+  const { report } = result;
+  const json = { ...report, residual: result.residual ?? null, backwardError: result.backwardError ?? null };
+  if (o.json) {
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+  } else {
+    process.stdout.write(`${formatReport(report)}\n`);
+    if (result.residual !== undefined) {
+      process.stdout.write(
+        `check: relative difference to the sequential run ${result.residual.toExponential(2)}` +
+          (result.backwardError !== undefined
+            ? `, backward error ${result.backwardError.toExponential(2)}`
+            : '') +
+          '\n',
+      );
+    }
+    if (o.trace) process.stdout.write(`trace written to ${o.trace} (open it in https://ui.perfetto.dev)\n`);
+  }
+  if (o.check && !(result.residual! <= 1e-10 || (o.precision === 'single' && result.residual! <= 1e-4))) {
+    process.stderr.write(
+      `locus: check failed: the result differs from the sequential run by ${result.residual}\n`,
+    );
+    return 1;
+  }
+  return 0;
+}
+
+function writeTrace(file: string, json: unknown): void {
+  try {
+    writeFileSync(file, JSON.stringify(json));
+  } catch (e) {
+    throw new LocusError(`--trace ${file}: cannot write the trace: ${(e as Error).message}`);
+  }
+}

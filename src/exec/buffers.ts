@@ -1,0 +1,112 @@
+/**
+ * The real driver's memory: one SharedArrayBuffer per replica, identified by a small integer
+ * id that worker threads learn once. A handle's home replica is the runtime's own copy of its
+ * data and lives as long as the handle. Replicas on other nodes (emulated device memories)
+ * are taken from a per-node pool of freed buffers of the same size and type, so a run in
+ * steady state allocates nothing; the engine already keeps each node within its capacity.
+ */
+import { DTYPE_BYTES } from './protocol.ts';
+
+/** Every buffer the runtime created, by id, and the replicas they hold. */
+export class BufferStore {
+  /** Buffer of each id. */
+  readonly buffers: SharedArrayBuffer[] = [];
+  /** Dtype code of each id. */
+  readonly dtypes: number[] = [];
+  /** Byte views of each id, for copies. */
+  private readonly bytes: Uint8Array[] = [];
+  /** Home buffer id of each handle. */
+  readonly home: number[] = [];
+  /** Dtype code of each handle. */
+  readonly handleDtype: number[] = [];
+  private replicas = new Int32Array(0);
+  private nodes = 1;
+  private homeNode = 0;
+  private readonly pools = new Map<string, number[]>();
+
+  /** Registers a handle of `elements` elements of dtype `dtype`, optionally with its content. */
+  addHandle(dtype: number, elements: number, init?: ArrayLike<number>): number {
+    const id = this.create(dtype, elements * DTYPE_BYTES[dtype as 0]!);
+    if (init) (this.view(id) as unknown as { set(a: ArrayLike<number>): void }).set(init);
+    this.home.push(id);
+    this.handleDtype.push(dtype);
+    return this.home.length - 1;
+  }
+
+  /** Number of handles. */
+  get handleCount(): number {
+    return this.home.length;
+  }
+
+  /** A typed view of buffer `id` (created on each call: cache it in loops). */
+  view(id: number): Float64Array | Float32Array | Int32Array | Uint8Array {
+    const b = this.buffers[id]!;
+    switch (this.dtypes[id]) {
+      case 0:
+        return new Float64Array(b);
+      case 1:
+        return new Float32Array(b);
+      case 2:
+        return new Int32Array(b);
+      default:
+        return new Uint8Array(b);
+    }
+  }
+
+  /** Starts a run on `nodes` memory nodes: every handle's home replica is on `homeNode`. */
+  beginRun(nodes: number, homeNode: number): void {
+    // Replicas left on devices by the previous run go back to their pools.
+    const old = this.replicas.length / this.nodes;
+    for (let h = 0; h < old; h++) for (let n = 0; n < this.nodes; n++) this.release(h, n);
+    this.nodes = nodes;
+    this.homeNode = homeNode;
+    this.replicas = new Int32Array(this.home.length * nodes).fill(-1);
+    for (let h = 0; h < this.home.length; h++) this.replicas[h * nodes + homeNode] = this.home[h]!;
+  }
+
+  /** The buffer holding handle h's replica on node n, allocated if it has none. */
+  replica(h: number, n: number): number {
+    const slot = h * this.nodes + n;
+    const id = this.replicas[slot]!;
+    if (id >= 0) return id;
+    const homeId = this.home[h]!;
+    const dtype = this.dtypes[homeId]!;
+    const size = this.buffers[homeId]!.byteLength;
+    const pool = this.pools.get(`${n}:${dtype}:${size}`);
+    const got = pool !== undefined && pool.length > 0 ? pool.pop()! : this.create(dtype, size);
+    this.replicas[slot] = got;
+    return got;
+  }
+
+  /** Returns handle h's replica on node n (not its home) to the node's pool. */
+  release(h: number, n: number): void {
+    if (n === this.homeNode) return;
+    const slot = h * this.nodes + n;
+    const id = this.replicas[slot]!;
+    if (id < 0) return;
+    this.replicas[slot] = -1;
+    const key = `${n}:${this.dtypes[id]}:${this.buffers[id]!.byteLength}`;
+    let pool = this.pools.get(key);
+    if (pool === undefined) {
+      pool = [];
+      this.pools.set(key, pool);
+    }
+    pool.push(id);
+  }
+
+  /** Copies handle h's replica on `src` into its replica on `dst` (allocated if needed). */
+  copy(h: number, src: number, dst: number): number {
+    const from = this.replica(h, src);
+    const to = this.replica(h, dst);
+    this.bytes[to]!.set(this.bytes[from]!);
+    return this.bytes[from]!.byteLength;
+  }
+
+  private create(dtype: number, bytes: number): number {
+    const b = new SharedArrayBuffer(bytes);
+    this.buffers.push(b);
+    this.dtypes.push(dtype);
+    this.bytes.push(new Uint8Array(b));
+    return this.buffers.length - 1;
+  }
+}

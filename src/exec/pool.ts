@@ -1,0 +1,147 @@
+/**
+ * The real driver's worker threads: starting them, loading codelet modules into them,
+ * announcing buffers, and replacing one that died. No scheduling here (DESIGN.md: pool logic
+ * never mixed with thread I/O): the driver decides what each thread runs.
+ */
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { LocusError } from '../core/types.ts';
+import type { BufferMessage, ControlMessage, FailureMessage, KernelRef, WorkerReply } from './protocol.ts';
+
+const ENTRY = new URL('./worker-entry.mjs', import.meta.url);
+
+/** One worker thread and the main thread's ends of its channels. */
+export class WorkerThread {
+  /** The thread. */
+  thread: Worker;
+  /** The data port (buffers to the worker, failure messages back). */
+  port: MessagePort;
+  /** Buffer ids this thread has been told about. */
+  known = new Uint8Array(64);
+  /** Set when the thread exited; the exit code. */
+  exitCode: number | undefined;
+  private replies: ((m: WorkerReply) => void)[] = [];
+  /** Called when the thread exits unexpectedly (set by the driver during a run). */
+  onExit: ((code: number) => void) | undefined;
+
+  constructor(readonly index: number) {
+    const { thread, port } = this.spawn();
+    this.thread = thread;
+    this.port = port;
+  }
+
+  private spawn(): { thread: Worker; port: MessagePort } {
+    const channel = new MessageChannel();
+    const thread = new Worker(ENTRY, { workerData: { port: channel.port2 }, transferList: [channel.port2] });
+    thread.on('message', (m: WorkerReply) => this.replies.shift()?.(m));
+    thread.on('error', () => {
+      // An uncaught error ends the thread; 'exit' follows and reports it.
+    });
+    thread.on('exit', (code) => {
+      this.exitCode = code;
+      for (const r of this.replies.splice(0))
+        r({ type: 'load-error', message: `worker exited with code ${code}` });
+      this.onExit?.(code);
+    });
+    this.exitCode = undefined;
+    this.known = new Uint8Array(64);
+    return { thread, port: channel.port1 };
+  }
+
+  /** Replaces a dead thread by a fresh one (buffers are announced again as needed). */
+  respawn(): void {
+    const { thread, port } = this.spawn();
+    this.thread = thread;
+    this.port = port;
+  }
+
+  /** Sends a control message and waits for the thread's reply. */
+  request(m: ControlMessage): Promise<WorkerReply> {
+    return new Promise((resolve) => {
+      if (this.exitCode !== undefined) {
+        resolve({ type: 'load-error', message: `worker exited with code ${this.exitCode}` });
+        return;
+      }
+      this.replies.push(resolve);
+      this.thread.postMessage(m);
+    });
+  }
+
+  /** Sends a control message expecting a reply later (a run: 'stopped' at its end). */
+  post(m: ControlMessage, onReply: (m: WorkerReply) => void): void {
+    this.replies.push(onReply);
+    this.thread.postMessage(m);
+  }
+
+  /** Makes sure the thread knows buffer `id` before a task record refers to it. */
+  announce(id: number, buffer: SharedArrayBuffer, dtype: number): void {
+    if (id >= this.known.length) {
+      const k = new Uint8Array(Math.max(id + 1, this.known.length * 2));
+      k.set(this.known);
+      this.known = k;
+    }
+    if (this.known[id] === 1) return;
+    this.known[id] = 1;
+    this.port.postMessage({ type: 'buffer', id, buffer, dtype } satisfies BufferMessage);
+  }
+
+  /** The failure message the thread posted for `task` (it precedes the FAILED completion). */
+  takeFailure(task: number): string {
+    for (let i = 0; i < 1000; i++) {
+      const got = receiveMessageOnPort(this.port);
+      if (got === undefined) continue;
+      const m = got.message as FailureMessage;
+      if (m.type === 'failure' && m.task === task) return m.message;
+    }
+    return 'the kernel threw (no message received)';
+  }
+}
+
+/** A fixed set of worker threads with the codelet modules they have imported. */
+export class WorkerPool {
+  /** The threads, indexed like the platform's workers. */
+  readonly threads: WorkerThread[];
+  private readonly loaded: KernelRef[] = [];
+  private closed = false;
+
+  constructor(size: number) {
+    if (!Number.isInteger(size) || size < 1)
+      throw new LocusError(`worker threads must be at least 1 (got ${size})`);
+    this.threads = Array.from({ length: size }, (_, i) => new WorkerThread(i));
+  }
+
+  /** Number of kernels every thread has imported. */
+  get kernelCount(): number {
+    return this.loaded.length;
+  }
+
+  /**
+   * Imports `refs` (the full kernel table, indexed by kernel id) into every thread that lacks
+   * them. Throws a LocusError naming the module when an import fails.
+   */
+  async load(refs: readonly KernelRef[], from = this.loaded.length): Promise<void> {
+    if (refs.length <= from) return;
+    const kernels = refs.slice(from).map((ref, i) => ({ index: from + i, ref }));
+    const replies = await Promise.all(this.threads.map((t) => t.request({ type: 'load', kernels })));
+    for (const r of replies) {
+      if (r.type === 'load-error') throw new LocusError(`cannot load a codelet's kernel: ${r.message}`);
+    }
+    for (let i = this.loaded.length; i < refs.length; i++) this.loaded.push(refs[i]!);
+  }
+
+  /** Replaces thread `i` after it died, and reloads every kernel into the new one. */
+  async replace(i: number): Promise<void> {
+    const t = this.threads[i]!;
+    t.respawn();
+    if (this.loaded.length === 0) return;
+    const r = await t.request({ type: 'load', kernels: this.loaded.map((ref, index) => ({ index, ref })) });
+    if (r.type === 'load-error') throw new LocusError(`cannot restart worker ${i}: ${r.message}`);
+  }
+
+  /** Ends every thread. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const t of this.threads) t.onExit = undefined;
+    await Promise.all(this.threads.map((t) => t.thread.terminate()));
+  }
+}

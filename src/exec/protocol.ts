@@ -1,0 +1,105 @@
+/**
+ * What the real driver's main thread and its worker threads say to each other. Bulk traffic
+ * (tasks to run, completions) goes through shared rings (ring.ts); these messages set things
+ * up: codelet modules to import, replica buffers, a run's shared tables.
+ *
+ * A task record in a worker's ring: [task, n, buf_0, ..., buf_{n-1}] where buf_i is the id of
+ * the buffer holding the task's i-th access on the worker's node. A completion record:
+ * [task, status] with status COMPLETED, FAILED (an error message follows on the worker's
+ * port) or SKIPPED (cancelled after a failure, not run).
+ */
+
+/** Element types a buffer can be viewed as; the code travels with each buffer. */
+export const DTYPES = ['float64', 'float32', 'int32', 'uint8'] as const;
+/** One of DTYPES. */
+export type DType = (typeof DTYPES)[number];
+
+/** The typed-array view of each dtype. */
+export type DataView_ = Float64Array | Float32Array | Int32Array | Uint8Array;
+
+/** Creates the view of `buffer` for dtype code `code` (index in DTYPES). */
+export function viewOf(buffer: SharedArrayBuffer, code: number): DataView_ {
+  switch (code) {
+    case 0:
+      return new Float64Array(buffer);
+    case 1:
+      return new Float32Array(buffer);
+    case 2:
+      return new Int32Array(buffer);
+    default:
+      return new Uint8Array(buffer);
+  }
+}
+
+/** Bytes per element of each dtype code. */
+export const DTYPE_BYTES = [8, 4, 4, 1] as const;
+
+/** A task's completion status in a completion record. */
+export const Status = {
+  /** The kernel returned. */
+  COMPLETED: 0,
+  /** The kernel threw; the message follows on the worker's port. */
+  FAILED: 1,
+  /** The task was cancelled (a predecessor failed) and not run. */
+  SKIPPED: 2,
+} as const;
+
+/** A codelet's CPU implementation: a module URL and the name of the function it exports. */
+export interface KernelRef {
+  /** URL (file:// or a package specifier) of an ES module the workers import. */
+  readonly module: string;
+  /** Name of the exported function `(data, args) => void`. */
+  readonly export: string;
+}
+
+/** A CPU kernel as workers call it: the task's data (one view per access) and its numeric arguments. */
+export type Kernel = (data: DataView_[], args: Float64Array) => void;
+
+/** Main to worker, on the control channel (parentPort). */
+export type ControlMessage =
+  | { type: 'load'; kernels: { index: number; ref: KernelRef }[] }
+  | {
+      type: 'run';
+      /** Task ring (main to worker) and completion ring (worker to main) buffers. */
+      tasks: SharedArrayBuffer;
+      done: SharedArrayBuffer;
+      /** The bell the worker rings after publishing completions. */
+      bell: SharedArrayBuffer;
+      /** Per task: kernel index (-1: no kernel, an empty task). */
+      taskKernel: SharedArrayBuffer;
+      /** Per task: start offset of its arguments in `args` (task count + 1 entries). */
+      argStart: SharedArrayBuffer;
+      /** Arguments of every task, Float64. */
+      args: SharedArrayBuffer;
+      /** Per task: start and end times (ms since the epoch), written by the worker. */
+      times: SharedArrayBuffer;
+      /** Per task: 1 when cancelled (skip it). */
+      cancelled: SharedArrayBuffer;
+    }
+  | { type: 'stop' };
+
+/** Main to worker, on the data port (read synchronously by the worker). */
+export interface BufferMessage {
+  type: 'buffer';
+  id: number;
+  buffer: SharedArrayBuffer;
+  dtype: number;
+}
+
+/** Worker to main, on the data port, before a FAILED completion. */
+export interface FailureMessage {
+  type: 'failure';
+  task: number;
+  message: string;
+}
+
+/** Worker to main, on the control channel. */
+export type WorkerReply = { type: 'loaded' } | { type: 'load-error'; message: string } | { type: 'stopped' };
+
+/** The ring record that tells a worker its run is over. */
+export const STOP_TASK = -1;
+
+/** Layout of a bell: a counter the main thread waits on, and a flag saying it waits. */
+export const BELL_COUNT = 0;
+/** 1 while the main thread waits on the bell. */
+export const BELL_SLEEP = 1;

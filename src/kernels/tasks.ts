@@ -1,0 +1,62 @@
+/**
+ * The tile kernels as worker threads call them: `(data, args)`, one view per task access in
+ * access order, args[0] the tile edge n. These are the CPU implementations of the dense
+ * linear-algebra applications in src/exec/apps (tiled Cholesky, LU without pivoting, GEMM),
+ * named after the access pattern they expect. The tile edge is converted to an integer (`| 0`):
+ * read from a Float64Array it is a double, and V8 then compiles the kernels' index arithmetic
+ * in floating point, a third slower.
+ */
+import { gemm } from './gemm.ts';
+import { getrf } from './getrf.ts';
+import { potrf } from './potrf.ts';
+import { syrk } from './syrk.ts';
+import { trsmLeftLowerUnit, trsmRightLowerTrans, trsmRightUpper } from './trsm.ts';
+import type { Tile } from './types.ts';
+
+type Views = readonly ArrayLike<number>[];
+const t = (data: Views, i: number): Tile => data[i] as Tile;
+
+/** POTRF: [A_kk RW] = L_kk (Cholesky). */
+export function potrfTask(data: Views, args: Float64Array): void {
+  potrf(t(data, 0), args[0]! | 0);
+}
+
+/** Cholesky panel TRSM: [L_kk R, A_ik RW], A_ik = A_ik L_kk^-T. */
+export function trsmCholeskyTask(data: Views, args: Float64Array): void {
+  trsmRightLowerTrans(t(data, 0), t(data, 1), args[0]! | 0);
+}
+
+/** Cholesky SYRK: [A_ik R, A_ii RW], A_ii -= A_ik A_ik^T. */
+export function syrkTask(data: Views, args: Float64Array): void {
+  syrk(t(data, 0), t(data, 1), args[0]! | 0);
+}
+
+/** Cholesky update: [A_ik R, A_jk R, A_ij RW], A_ij -= A_ik A_jk^T. */
+export function gemmCholeskyTask(data: Views, args: Float64Array): void {
+  gemm(t(data, 0), t(data, 1), t(data, 2), args[0]! | 0, false, true, -1, 1);
+}
+
+/** GETRF without pivoting: [A_kk RW] = L_kk \ U_kk (packed, unit L). */
+export function getrfTask(data: Views, args: Float64Array): void {
+  getrf(t(data, 0), args[0]! | 0);
+}
+
+/** LU row panel: [A_kk R, A_kj RW], U_kj = L_kk^-1 A_kj. */
+export function trsmLuRowTask(data: Views, args: Float64Array): void {
+  trsmLeftLowerUnit(t(data, 0), t(data, 1), args[0]! | 0);
+}
+
+/** LU column panel: [A_kk R, A_ik RW], L_ik = A_ik U_kk^-1. */
+export function trsmLuColumnTask(data: Views, args: Float64Array): void {
+  trsmRightUpper(t(data, 0), t(data, 1), args[0]! | 0);
+}
+
+/** LU update: [A_ik R, A_kj R, A_ij RW], A_ij -= A_ik A_kj. */
+export function gemmLuTask(data: Views, args: Float64Array): void {
+  gemm(t(data, 0), t(data, 1), t(data, 2), args[0]! | 0, false, false, -1, 1);
+}
+
+/** Matrix product step: [A_ik R, B_kj R, C_ij RW], C_ij += A_ik B_kj. */
+export function gemmTask(data: Views, args: Float64Array): void {
+  gemm(t(data, 0), t(data, 1), t(data, 2), args[0]! | 0, false, false, 1, 1);
+}
