@@ -72,7 +72,7 @@ console.log(
 console.log(`  ratio          ${(lm / pm).toFixed(1)}x`);
 
 const chain: number[] = [];
-await locusChain(rt);
+for (let w = 0; w < 3; w++) await locusChain(rt); // warm-up: the engine and the ring paths get compiled
 for (let r = 0; r < ROUNDS; r++) chain.push(await locusChain(rt));
 console.log(
   `\ndependent chain of ${CHAIN.toLocaleString('en-US')} no-op tasks: ${median(chain).toFixed(2)} us per task (median; rounds: ${chain.map((x) => x.toFixed(2)).join(', ')})`,

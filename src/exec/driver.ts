@@ -263,6 +263,15 @@ export async function runReal(o: RealRunOptions): Promise<RealRunResult> {
     engine.clearCommands();
   };
 
+  /** Executes the engine's commands, then feeds back the copies that completed at once. */
+  const pump = (): void => {
+    drain();
+    while (finishedTransfers.length > 0) {
+      engine.transferFinished(finishedTransfers.shift()!, now());
+      drain();
+    }
+  };
+
   // Dead threads: the task at the head of their ring was running; it fails, the thread is
   // replaced and continues with the next records.
   const dead: { w: number; code: number }[] = [];
@@ -297,11 +306,7 @@ export async function runReal(o: RealRunOptions): Promise<RealRunResult> {
           if (end > makespan) makespan = end;
         }
         engine.taskFinished(task, now());
-        drain();
-        while (finishedTransfers.length > 0) {
-          engine.transferFinished(finishedTransfers.shift()!, now());
-          drain();
-        }
+        pump();
       }
     }
     if (timerAt.length > 0) {
@@ -311,11 +316,7 @@ export async function runReal(o: RealRunOptions): Promise<RealRunResult> {
         const id = timerId.shift()!;
         progressed++;
         engine.transferFinished(id, t);
-        drain();
-        while (finishedTransfers.length > 0) {
-          engine.transferFinished(finishedTransfers.shift()!, now());
-          drain();
-        }
+        pump();
       }
     }
     if (o.onProgress && engine.finishedTasks >= nextProgress) {
@@ -327,11 +328,7 @@ export async function runReal(o: RealRunOptions): Promise<RealRunResult> {
 
   try {
     engine.start(now());
-    drain();
-    while (finishedTransfers.length > 0) {
-      engine.transferFinished(finishedTransfers.shift()!, now());
-      drain();
-    }
+    pump();
     let sliceStart = performance.now();
     while (!engine.isFinished) {
       if (abortError) throw abortError;
@@ -368,7 +365,14 @@ export async function runReal(o: RealRunOptions): Promise<RealRunResult> {
     }
   } catch (e) {
     o.signal?.removeEventListener('abort', onAbort);
-    await pool.close();
+    if (e === abortError) {
+      await pool.close();
+    } else {
+      // A bad graph or policy (the engine's checks at start): the threads go back to idle.
+      for (let w = 0; w < nw; w++) rings[w]!.push([STOP_TASK]);
+      await Promise.all(stopped);
+      for (const t of pool.threads) t.onExit = undefined;
+    }
     throw e;
   }
   o.signal?.removeEventListener('abort', onAbort);
@@ -388,7 +392,7 @@ export async function runReal(o: RealRunOptions): Promise<RealRunResult> {
         ring.advance(len);
         fail(task, `worker ${p.workers[d.w]!.name} exited with code ${d.code} while running it`);
         engine.taskFinished(task, now());
-        drain();
+        pump();
       }
     }
     await pool.replace(d.w);

@@ -109,6 +109,11 @@ export class WorkerPool {
     this.threads = Array.from({ length: size }, (_, i) => new WorkerThread(i));
   }
 
+  /** True once close() was called. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   /** Number of kernels every thread has imported. */
   get kernelCount(): number {
     return this.loaded.length;

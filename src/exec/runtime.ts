@@ -500,6 +500,8 @@ export class Runtime {
       });
     }
     const pool = this.pool!;
+    if (pool.isClosed)
+      throw new LocusError('this runtime was stopped (interrupted or closed): create a new one');
     await pool.load(this.kernels);
     let stats: RunStats | undefined;
     const result = await runReal({
