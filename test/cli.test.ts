@@ -118,3 +118,110 @@ describe('locus: bad input is one line and exit code 2', () => {
     assert.match(r.err, /memoryNodes\[0\]\.capacity/);
   });
 });
+
+describe('locus run --mode real', () => {
+  test('cholesky on worker threads with --check: JSON report with the residual', () => {
+    const r = locus(
+      'run',
+      '--mode',
+      'real',
+      '--workload',
+      'cholesky',
+      '--tiles',
+      '6',
+      '--tile-size',
+      '32',
+      '--cpus',
+      '2',
+      '--gpus',
+      '1',
+      '--gpu-mem',
+      '40KiB',
+      '--sched',
+      'dmdar',
+      '--check',
+      '--json',
+    );
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.equal(j.mode, 'real');
+    assert.equal(j.platform, 'local');
+    assert.equal(j.tasks, 56);
+    assert.equal(j.residual, 0);
+    assert.ok(j.backwardError < 1e-12);
+    assert.equal(j.workers.length, 3);
+  });
+
+  test('the text report ends with the check line', () => {
+    const r = locus(
+      'run',
+      '--mode',
+      'real',
+      '-w',
+      'lu',
+      '--tiles',
+      '3',
+      '--tile-size',
+      '16',
+      '--cpus',
+      '1',
+      '--check',
+    );
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /lu 3x3 tiles of 16, double, no pivoting/);
+    assert.match(r.out, /check: relative difference to the sequential run 0\.00e\+0, backward error \d/);
+  });
+
+  test('one-line errors for what does not apply', () => {
+    const cases: [string[], RegExp][] = [
+      [
+        ['-w', 'matmul2d'],
+        /^locus: --mode real runs cholesky, lu, gemm \(got --workload matmul2d\); simulate the others with --mode sim\n$/,
+      ],
+      [['--noise', '0.1'], /^locus: --noise applies to --mode sim only\n$/],
+      [['--tile-size', '0'], /^locus: .*--tile-size/],
+    ];
+    for (const [args, re] of cases) {
+      const r = locus('run', '--mode', 'real', ...args);
+      assert.equal(r.code, 2, args.join(' '));
+      assert.match(r.err, re);
+    }
+    const sim = locus('run', '--check');
+    assert.equal(sim.code, 2);
+    assert.match(sim.err, /^locus: --check applies to --mode real/);
+    const mode = locus('run', '--mode', 'gpu');
+    assert.equal(mode.code, 2);
+    assert.match(mode.err, /^locus: --mode must be sim or real \(got 'gpu'\)\n$/);
+  });
+
+  test('Ctrl-C stops the worker threads and exits with 130', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(
+      process.execPath,
+      [
+        'bin/locus.mjs',
+        'run',
+        '--mode',
+        'real',
+        '-w',
+        'gemm',
+        '--tiles',
+        '12',
+        '--tile-size',
+        '256',
+        '--cpus',
+        '2',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let err = '';
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    await new Promise((r) => setTimeout(r, 2500)); // threads started, tasks running
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    assert.equal(code, 130, err);
+    assert.match(err, /locus: interrupted; worker threads stopped/);
+  });
+});
