@@ -152,6 +152,50 @@ describe('locus run --mode real', () => {
     assert.equal(j.workers.length, 3);
   });
 
+  test('--platform takes a file whose GPU memories become emulated devices', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'locus-'));
+    const file = join(dir, 'emu.json');
+    const link = (from: string, to: string) => ({ from, to, bandwidth: '2GB/s', latency: '20us' });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'emu',
+        memoryNodes: [
+          { name: 'ram', kind: 'host', capacity: '1GiB' },
+          { name: 'dev0', kind: 'gpu', capacity: '24KiB' },
+        ],
+        workers: [
+          { name: 'cpu', kind: 'cpu', memory: 'ram', rate: '5GFlop/s' },
+          { name: 'dev0', kind: 'gpu', memory: 'dev0', rate: '5GFlop/s' },
+        ],
+        links: [link('ram', 'dev0'), link('dev0', 'ram')],
+      }),
+    );
+    const r = locus(
+      'run',
+      '--mode',
+      'real',
+      '-w',
+      'gemm',
+      '--tiles',
+      '4',
+      '--tile-size',
+      '16',
+      '--platform',
+      file,
+      '--sched',
+      'random',
+      '--throttle',
+      '--check',
+      '--json',
+    );
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.equal(j.platform, 'emu');
+    assert.equal(j.residual, 0);
+    assert.ok(j.nodes[1].peakBytes <= 24 * 1024 && j.loads > 0);
+  });
+
   test('the text report ends with the check line', () => {
     const r = locus(
       'run',
