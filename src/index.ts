@@ -16,6 +16,24 @@ export type { Link, MemoryNode, Platform, Worker } from './core/platform.ts';
 export type { EvictionContext, EvictionPolicy, SchedContext, Scheduler } from './core/policy.ts';
 export { AccessMode, LocusError, type WorkerKind } from './core/types.ts';
 export { createEviction, EVICTION_POLICIES } from './evict/index.ts';
+export type { TaskFailure } from './exec/driver.ts';
+export { TiledMatrix, type TypedMatrix } from './exec/matrix.ts';
+export type { DType, Kernel, KernelRef } from './exec/protocol.ts';
+export {
+  type Codelet as RuntimeCodelet,
+  type CodeletSpec,
+  type Data,
+  type DataArray,
+  type Mode,
+  Runtime,
+  type RuntimeOptions,
+  type SubmitOptions,
+  TaskFailedError,
+} from './exec/runtime.ts';
+export { type HistoryEntry, HistoryModel, type Sample } from './perf/history.ts';
+export { type BusPair, CalibratedModel } from './perf/model.ts';
+export { fitLinear, fitPowerLaw } from './perf/regression.ts';
+export { ModelStore, machineDir } from './perf/store.ts';
 export { describePlatform, PRESETS, resolvePlatform } from './platform/presets.ts';
 export { parsePlatformFile, platformToJson } from './platform/schema.ts';
 export { createScheduler, SCHEDULERS, type SchedulerOptions } from './sched/index.ts';

@@ -6,8 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
+// Real runs save their measurements into the performance models: keep them out of ~/.locus.
+const MODELS = mkdtempSync(join(tmpdir(), 'locus-models-'));
+const ENV = { ...process.env, LOCUS_PERFMODEL_DIR: MODELS };
+
 function locus(...args: string[]) {
-  const r = spawnSync(process.execPath, ['bin/locus.mjs', ...args], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['bin/locus.mjs', ...args], { encoding: 'utf8', env: ENV });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -256,7 +260,7 @@ describe('locus run --mode real', () => {
         '--cpus',
         '2',
       ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+      { stdio: ['ignore', 'pipe', 'pipe'], env: ENV },
     );
     let err = '';
     child.stderr.on('data', (d) => {

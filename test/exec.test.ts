@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { EVICTION_POLICIES } from '../src/evict/index.ts';
@@ -9,6 +12,9 @@ import { type Data, type Mode, Runtime, TaskFailedError } from '../src/exec/runt
 import { SCHEDULERS } from '../src/sched/index.ts';
 import { checksum } from './helpers/kernels.ts';
 import { graphSpecArb } from './helpers/random-graphs.ts';
+
+// Real runs save their measurements into the performance models: keep them out of ~/.locus.
+process.env.LOCUS_PERFMODEL_DIR = mkdtempSync(join(tmpdir(), 'locus-models-'));
 
 const KERNELS = new URL('./helpers/kernels.ts', import.meta.url);
 const TILE = 16;

@@ -9,6 +9,7 @@ import { describePlatform } from '../platform/describe.ts';
 import { describePresets, resolvePlatform } from '../platform/presets.ts';
 import { SCHEDULERS } from '../sched/index.ts';
 import { WORKLOADS } from '../workloads/index.ts';
+import { registerCalibrateCommands } from './calibrate-command.ts';
 import { demoCommand } from './demo-command.ts';
 import { naturalInt, positiveInt, seedValue, size } from './options.ts';
 import { realRunCommand } from './real-command.ts';
@@ -70,6 +71,10 @@ export function buildProgram(): Command {
     .option('--mode <mode>', 'sim (simulated platform) or real (worker threads on this machine)', 'sim')
     .option('--check', 'real: compare the result with a sequential run (prints the relative difference)')
     .option('--throttle', "real: hold copies to emulated devices to the platform's link speed")
+    .option(
+      '--calibrate',
+      'real: send tasks where their performance models lack measurements (StarPU_CALIBRATE)',
+    )
     .option('--json', 'print the report as one JSON object')
     .option('--trace <file>', 'write a Chrome trace (open in Perfetto)')
     .option('--no-progress', 'no progress bar');
@@ -83,6 +88,7 @@ export function buildProgram(): Command {
   });
 
   registerSweepCommand(program);
+  registerCalibrateCommands(program);
 
   program
     .command('platforms')

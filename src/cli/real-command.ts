@@ -90,6 +90,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       eviction: policy.eviction ?? o.eviction ?? 'lru',
       seed: o.seed,
       throttle: o.throttle,
+      calibrate: o.calibrate,
       pipeline: o.pipeline,
       lookahead: o.lookahead,
       priorities: o.priorities === 'bottom-level' ? 'bottom-level' : undefined,

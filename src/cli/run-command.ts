@@ -69,6 +69,7 @@ export interface RunOptions extends SimulationFlags {
   priorities: string;
   mode: string;
   check?: boolean;
+  calibrate?: boolean;
   throttle?: boolean;
   json?: boolean;
   trace?: string;
@@ -79,6 +80,7 @@ export interface RunOptions extends SimulationFlags {
 export function runCommand(o: RunOptions): void {
   if (o.mode !== 'sim') throw new LocusError(`--mode must be sim or real (got '${o.mode}')`);
   if (o.check) throw new LocusError('--check applies to --mode real (a simulation computes no values)');
+  if (o.calibrate) throw new LocusError('--calibrate applies to --mode real (a simulation measures nothing)');
   if (o.throttle)
     throw new LocusError("--throttle applies to --mode real (a simulation always runs at the links' speed)");
   if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {

@@ -125,6 +125,11 @@ export interface EngineOptions {
    * order their RUN commands were emitted.
    */
   issueAhead?: boolean;
+  /**
+   * Calibration mode: schedulers learn through SchedContext.needsCalibration which tasks the
+   * model has not measured enough (StarPU_CALIBRATE).
+   */
+  calibrate?: boolean;
 }
 
 const TASK_PENDING = 0;
@@ -200,6 +205,7 @@ export class Engine implements SchedContext, EvictionContext {
   /** Tasks of each worker's pipeline already handed to the driver (RUN emitted). */
   private readonly issued: Int32Array;
   private readonly issueAhead: boolean;
+  private readonly calibrate: boolean;
   private readonly lookahead: Int32Array;
   private readonly buffer: IntQueue[];
   private readonly anyLookahead: boolean;
@@ -269,6 +275,7 @@ export class Engine implements SchedContext, EvictionContext {
     this.pipeLen = new Int32Array(nw);
     this.issued = new Int32Array(nw);
     this.issueAhead = options.issueAhead ?? false;
+    this.calibrate = options.calibrate ?? false;
     this.used = new Float64Array(this.nNodes);
     this.freeing = new Float64Array(this.nNodes);
     this.capacity = new Float64Array(p.nodes.map((n) => n.capacity));
@@ -485,6 +492,10 @@ export class Engine implements SchedContext, EvictionContext {
 
   taskDuration(task: number, worker: number): number {
     return this.model.taskDuration(this.graph, task, worker);
+  }
+
+  needsCalibration(task: number, worker: number): boolean {
+    return this.calibrate && this.model.needsCalibration?.(this.graph, task, worker) === true;
   }
 
   transferTime(handle: number, node: number): number {

@@ -14,6 +14,11 @@ export interface DurationModel {
   taskDuration(graph: TaskGraph, task: number, worker: number): number;
   /** Duration of a copy of `bytes` from node src to node dst over their direct route, alone. */
   transferTime(src: number, dst: number, bytes: number): number;
+  /**
+   * Optional: true when the estimate of `task` on `worker` is not calibrated yet (too few
+   * measurements); while calibrating, dm* schedulers send such tasks there (src/perf).
+   */
+  needsCalibration?(graph: TaskGraph, task: number, worker: number): boolean;
 }
 
 /** Durations from the platform's figures: flops over the worker's rate for the codelet. */

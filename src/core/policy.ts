@@ -25,6 +25,11 @@ export interface SchedContext {
   memoryUsed(node: number): number;
   /** Capacity of `node` in bytes. */
   memoryCapacity(node: number): number;
+  /**
+   * True while calibrating (`--calibrate`) when the model has too few measurements of `task`
+   * on `worker`'s kind: StarPU's dm policies then send the task there to measure it.
+   */
+  needsCalibration(task: number, worker: number): boolean;
   /** Expected duration of `task` on `worker` (seconds) from the performance model. */
   taskDuration(task: number, worker: number): number;
   /** Expected time to make `handle` valid on `node` (0 if it already is). */

@@ -74,6 +74,8 @@ export interface RealRunOptions {
   progressEvery?: number;
   /** Aborts the run (Ctrl-C): threads are terminated and the promise rejects. */
   signal?: AbortSignal;
+  /** Calibration mode (EngineOptions.calibrate). */
+  calibrate?: boolean;
 }
 
 /** What a real run measured. */
@@ -114,6 +116,7 @@ export async function runReal(o: RealRunOptions): Promise<RealRunResult> {
   if (pool.threads.length !== nw) {
     throw new Error(`the pool has ${pool.threads.length} threads for ${nw} platform workers`);
   }
+  if (o.signal?.aborted) throw new LocusError('interrupted');
   const T = g.taskCount;
   const engine = new Engine({
     graph: g,
@@ -126,6 +129,7 @@ export async function runReal(o: RealRunOptions): Promise<RealRunResult> {
     gpuPipeline: o.gpuPipeline ?? 4,
     gpuLookahead: o.gpuLookahead,
     issueAhead: true,
+    calibrate: o.calibrate,
   });
   const attached = o.observe?.(engine) ?? {};
   for (const ob of attached.engine ?? []) engine.observe(ob);
@@ -204,7 +208,7 @@ export async function runReal(o: RealRunOptions): Promise<RealRunResult> {
   };
   const fail = (task: number, message: string): void => {
     const codelet = g.codelets[g.taskCodelet.data[task]!]!.name;
-    failures.push({ task, label: g.taskLabel(task), codelet, message });
+    failures.push({ task, label: g.taskNames[task] ?? `#${task}`, codelet, message });
     cancelDescendants(task);
   };
 

@@ -14,11 +14,15 @@
 import { availableParallelism } from 'node:os';
 import type { EngineObserver } from '../core/engine.ts';
 import { TaskGraph } from '../core/graph.ts';
-import { PlatformModel } from '../core/model.ts';
+import { type DurationModel, PlatformModel } from '../core/model.ts';
 import type { Platform } from '../core/platform.ts';
 import type { Scheduler } from '../core/policy.ts';
 import { AccessMode, LocusError, type WorkerKind } from '../core/types.ts';
 import { createEviction } from '../evict/index.ts';
+import type { HistoryModel } from '../perf/history.ts';
+import { type BusPair, CalibratedModel } from '../perf/model.ts';
+import { SampleRecorder } from '../perf/recorder.ts';
+import { ModelStore, machineDir } from '../perf/store.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parseSize } from '../platform/units.ts';
 import { createScheduler, type SchedulerOptions } from '../sched/index.ts';
@@ -124,6 +128,21 @@ export interface RuntimeOptions {
   onProgress?: (done: number, total: number) => void;
   /** Aborts the current batch (Ctrl-C): worker threads are stopped and wait() rejects. */
   signal?: AbortSignal;
+  /**
+   * Performance models (src/perf): 'update' (real mode's default) estimates durations from
+   * the calibrated models when there are any and saves every real run's measurements into
+   * them; 'read' only uses them (the simulated mode's default); 'off' uses the platform's rates.
+   */
+  perfModels?: 'update' | 'read' | 'off';
+  /** The model folder (default: LOCUS_PERFMODEL_DIR, else ~/.locus/perfmodels). */
+  perfModelDir?: string;
+  /**
+   * Calibration mode (StarPU_CALIBRATE): dm* schedulers send each task to a worker kind whose
+   * model for it has fewer than `minSamples` measurements.
+   */
+  calibrate?: boolean;
+  /** Measurements that make a model calibrated (default 10). */
+  minSamples?: number;
 }
 
 /** A batch in which some tasks failed: names them; dependent tasks were cancelled. */
@@ -178,6 +197,8 @@ export class Runtime {
   private readonly acquired = new Map<number, AccessMode>();
   private releaseWaiters: (() => void)[] = [];
   private pool: WorkerPool | undefined;
+  private history: HistoryModel | undefined;
+  private bus: BusPair[] | undefined;
   private closed = false;
   private running: Promise<RunReport> | undefined;
 
@@ -309,6 +330,11 @@ export class Runtime {
       const m = MODES[mode];
       if (m === undefined) throw new LocusError(`access mode must be R, W or RW (got '${String(mode)}')`);
       if (this.names[d.id] === undefined) throw new LocusError(`unknown data ${d.name}`);
+      if (list.some(([h]) => h === d.id)) {
+        throw new LocusError(
+          `task ${options.name ?? codelet.name} lists ${d.name} twice: give each datum once, with mode RW if it is read and written`,
+        );
+      }
       list.push([d.id, m]);
     }
     this.pending.push({
@@ -365,8 +391,8 @@ export class Runtime {
   /** Ends an acquire: held tasks may run at the next batch. */
   release(d: Data): void {
     if (!this.acquired.delete(d.id)) throw new LocusError(`${d.name} is not acquired`);
-    const mirror = this.mirrorOf[d.id];
-    if (mirror) mirror.target.set(this.read(d) as never);
+    // The holder may have changed the data: the user's array (or matrix) gets it now.
+    this.copyBack(new Set([d.id]));
     for (const w of this.releaseWaiters.splice(0)) w();
   }
 
@@ -465,13 +491,42 @@ export class Runtime {
     return typeof s === 'object' ? s : createScheduler(s ?? 'dmdar', this.options.schedulerOptions);
   }
 
+  /** The models' folder, opened on first use. */
+  private modelStore(): ModelStore {
+    return new ModelStore(
+      machineDir(this.options.perfModelDir ?? ModelStore.defaultDir(), this.platform.name),
+    );
+  }
+
+  /** Whether and how this runtime uses performance models. */
+  private get perfModels(): 'update' | 'read' | 'off' {
+    return this.options.perfModels ?? (this.mode === 'real' ? 'update' : 'read');
+  }
+
+  /** The duration model of a batch: calibrated models when there are any, else the platform's rates. */
+  private durationModel(graph: TaskGraph): DurationModel {
+    if (this.perfModels === 'off') return new PlatformModel(this.platform, graph);
+    if (this.history === undefined) {
+      const store = this.modelStore();
+      this.history = store.loadHistory();
+      this.bus = store.loadBus(this.platform.name)?.pairs;
+    }
+    if (this.history.codelets().length === 0 && !this.options.calibrate && this.bus === undefined) {
+      return new PlatformModel(this.platform, graph);
+    }
+    return new CalibratedModel(this.platform, graph, this.history, this.bus, {
+      minSamples: this.options.minSamples,
+    });
+  }
+
   private async runTasks(tasks: Pending[]): Promise<RunReport> {
     const { graph, taskKernel, argStart, args, written } = this.buildGraph(tasks);
     const platform = this.platform;
-    const model = new PlatformModel(platform, graph);
+    const model = this.durationModel(graph);
     const seed = this.options.seed ?? 1;
     const wall0 = performance.now();
     const workload = `${graph.taskCount} tasks`;
+    if (this.options.signal?.aborted) throw new LocusError('interrupted');
     if (this.mode === 'simulated') {
       const sim = new Simulator({
         graph,
@@ -504,6 +559,10 @@ export class Runtime {
       throw new LocusError('this runtime was stopped (interrupted or closed): create a new one');
     await pool.load(this.kernels);
     let stats: RunStats | undefined;
+    const recorder =
+      this.perfModels === 'update'
+        ? new SampleRecorder(graph, platform, (t) => taskKernel[t]! >= 0)
+        : undefined;
     const result = await runReal({
       graph,
       platform,
@@ -522,15 +581,21 @@ export class Runtime {
       gpuLookahead: this.options.lookahead,
       onProgress: this.options.onProgress,
       signal: this.options.signal,
+      calibrate: this.options.calibrate,
       observe: (engine) => {
         stats = new RunStats(engine);
         const observers: EngineObserver[] = [stats];
+        if (recorder) observers.push(recorder);
         this.trace = this.options.trace ? new ChromeTrace(engine) : undefined;
         if (this.trace) observers.push(this.trace);
         return { engine: observers.map(withoutTaskEvents), tasks: observers };
       },
     });
     this.copyBack(written);
+    if (recorder && recorder.samples.length > 0) {
+      for (const sample of recorder.samples) this.history!.record(sample);
+      this.modelStore().saveSamples(recorder.samples);
+    }
     const report = buildReport(result.engine, stats!, {
       mode: 'real',
       workload,

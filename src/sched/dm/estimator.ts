@@ -70,14 +70,27 @@ export class CompletionEstimator {
     return sum;
   }
 
-  /** The worker where `task` is expected to complete first (-1 when none can run it). */
+  /**
+   * The worker where `task` is expected to complete first (-1 when none can run it). While
+   * calibrating, a worker whose model for the task is not calibrated wins (the one expected
+   * to be free first among them), as StarPU's dm policies spread tasks to measure them.
+   */
   best(task: number): number {
     const ctx = this.ctx;
     const stamp = ++this.decision;
     let best = -1;
     let bestEnd = Number.POSITIVE_INFINITY;
+    let toCalibrate = -1;
+    let calibrateEnd = Number.POSITIVE_INFINITY;
     for (let w = 0; w < this.nw; w++) {
       if (!ctx.canRun(task, w)) continue;
+      if (ctx.needsCalibration(task, w)) {
+        const e = this.expEnd(w);
+        if (e < calibrateEnd) {
+          calibrateEnd = e;
+          toCalibrate = w;
+        }
+      }
       let end = this.expEnd(w) + ctx.taskDuration(task, w);
       if (this.transfers) {
         const n = this.workerNode[w]!;
@@ -92,7 +105,7 @@ export class CompletionEstimator {
         bestEnd = end;
       }
     }
-    return best;
+    return toCalibrate >= 0 ? toCalibrate : best;
   }
 
   /** `task` was queued on `worker`. */

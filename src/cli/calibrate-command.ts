@@ -1,0 +1,170 @@
+/**
+ * `locus calibrate` (measure this machine's bus and tune the kernels' models) and
+ * `locus platform export` (write a platform file from the calibrated models, so that a
+ * simulated run predicts a real one: StarPU's simulation mode replays calibrated models).
+ */
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import type { Platform } from '../core/platform.ts';
+import { LocusError } from '../core/types.ts';
+import { FLOPS } from '../exec/apps/common.ts';
+import { APP_CODELETS, calibrate } from '../exec/calibrate.ts';
+import { ModelStore, machineDir } from '../perf/store.ts';
+import { resolvePlatform } from '../platform/presets.ts';
+import { parsePlatformFile } from '../platform/schema.ts';
+import { platformToJson } from '../platform/to-json.ts';
+import { naturalInt, positiveInt, size } from './options.ts';
+
+interface MachineFlags {
+  platform?: string;
+  gpus?: number;
+  cpus?: number;
+  gpuMem?: number;
+}
+
+function machineOptions(cmd: Command): Command {
+  return cmd
+    .option('-p, --platform <name|file.json>', 'the machine: a preset or platform file (default local)')
+    .option('--gpus <n>', 'GPUs of the preset (local: emulated devices)', naturalInt)
+    .option('--cpus <n>', 'CPU workers', naturalInt)
+    .option('--gpu-mem <size>', 'memory of every GPU / emulated device', size);
+}
+
+function machine(o: MachineFlags): Platform {
+  return resolvePlatform(o.platform ?? 'local', { gpus: o.gpus, cpus: o.cpus, gpuMem: o.gpuMem });
+}
+
+function tileList(value: string): number[] {
+  const list = value.split(',').map((v) => Number(v.trim()));
+  if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 1 || n > 4096)) {
+    throw new LocusError(
+      `--tile-size must be a comma-separated list of integers in 1..4096 (got '${value}')`,
+    );
+  }
+  return list;
+}
+
+/** Registers `calibrate` and `platform export`. */
+export function registerCalibrateCommands(program: Command): void {
+  machineOptions(
+    program
+      .command('calibrate')
+      .description("measure this machine's bus and tune the kernels' performance models (real runs)"),
+  )
+    .option('--tile-size <list>', 'tile sizes to calibrate the kernels at (e.g. 128,256)', '256')
+    .option('--samples <n>', 'measurements per codelet, worker kind and tile size', positiveInt, 10)
+    .option('--throttle', "hold copies to emulated devices to the platform's link speed")
+    .action(async (o: MachineFlags & { tileSize: string; samples: number; throttle?: boolean }) => {
+      const platform = machine(o);
+      const tileSizes = tileList(o.tileSize);
+      const dir = ModelStore.defaultDir();
+      const ac = new AbortController();
+      const onSigint = () => ac.abort();
+      process.once('SIGINT', onSigint);
+      try {
+        const r = await calibrate({
+          platform,
+          tileSizes,
+          minSamples: o.samples,
+          throttle: o.throttle,
+          dir,
+          signal: ac.signal,
+          log: (line) => process.stderr.write(`${line}\n`),
+        });
+        process.stdout.write(
+          `calibrated ${platform.name} (${platform.workers.length} workers): bus of ${r.bus.length} routes, ` +
+            `kernels at tile ${tileSizes.join(', ')} in ${r.runs} runs; models in ${machineDir(dir, platform.name)}\n`,
+        );
+      } catch (e) {
+        if (e instanceof LocusError && e.message === 'interrupted') {
+          process.stderr.write('locus: interrupted; worker threads stopped\n');
+          process.exitCode = 130;
+          return;
+        }
+        throw e;
+      } finally {
+        process.off('SIGINT', onSigint);
+      }
+    });
+
+  const platformCmd = program.command('platform').description('platform files from calibrated models');
+  machineOptions(
+    platformCmd
+      .command('export')
+      .description(
+        "write a platform file with this machine's calibrated rates and links, for simulations that predict real runs",
+      ),
+  )
+    .option('--tile-size <n>', 'the tile size whose kernel rates to write', positiveInt, 256)
+    .option('-o, --out <file>', 'write to this file instead of stdout')
+    .action((o: MachineFlags & { tileSize: number; out?: string }) => {
+      const platform = machine(o);
+      const json = exportPlatform(platform, ModelStore.defaultDir(), o.tileSize);
+      if (o.out) {
+        try {
+          writeFileSync(o.out, json);
+        } catch (e) {
+          throw new LocusError(`--out ${o.out}: cannot write: ${(e as Error).message}`);
+        }
+        process.stdout.write(`wrote ${o.out}\n`);
+      } else {
+        process.stdout.write(json);
+      }
+    });
+}
+
+/**
+ * The platform file of `platform` with the calibrated figures: every worker's rate per
+ * codelet (flops of a tile-`tile` task over its mean measured duration on the worker's kind;
+ * `rate` is gemm's), and every link's bandwidth and latency from the calibrated bus. Copies
+ * in real runs are made one at a time by the main thread, so with several devices a host bus
+ * at the slowest calibrated bandwidth is shared by all of them.
+ */
+export function exportPlatform(platform: Platform, dir: string, tile: number): string {
+  const store = new ModelStore(machineDir(dir, platform.name));
+  const history = store.loadHistory();
+  const bus = store.loadBus(platform.name)?.pairs ?? [];
+  const file = JSON.parse(platformToJson(platform)) as {
+    name: string;
+    workers: { kind: 'cpu' | 'gpu'; rate: string; codelets?: Record<string, string> }[];
+    links: { from: string; to: string; bandwidth: string; latency: string }[];
+    hostBus?: { bandwidth: string; latency: string };
+  };
+  file.name = `${platform.name}-calibrated`;
+  const missing: string[] = [];
+  for (const w of file.workers) {
+    const codelets: Record<string, string> = {};
+    for (const c of APP_CODELETS) {
+      const tiles = c === 'gemm' ? 3 : c === 'potrf' || c === 'getrf' ? 1 : 2;
+      const footprint = Array.from({ length: tiles }, () => tile * tile * 8).join(',');
+      const e = history.entry(c, w.kind, footprint);
+      if (e === undefined || e.count === 0) {
+        missing.push(`${c}/${w.kind}`);
+        continue;
+      }
+      codelets[c] = `${(FLOPS[c](tile) / e.mean / 1e9).toPrecision(6)}GFlop/s`;
+    }
+    if (codelets.gemm) w.rate = codelets.gemm;
+    w.codelets = codelets;
+  }
+  if (missing.length > 0) {
+    throw new LocusError(
+      `no calibrated model at tile ${tile} for ${[...new Set(missing)].join(', ')} in ${dir}: run \`locus calibrate --tile-size ${tile}\` with the same machine options first`,
+    );
+  }
+  let slowest = Number.POSITIVE_INFINITY;
+  for (const l of file.links) {
+    const p = bus.find((b) => b.src === l.from && b.dst === l.to);
+    if (!p) continue;
+    l.bandwidth = `${(p.bandwidth / 1e9).toPrecision(6)}GB/s`;
+    l.latency = `${(p.latency * 1e6).toPrecision(4)}us`;
+    slowest = Math.min(slowest, p.bandwidth);
+  }
+  const devices = platform.nodes.filter((n) => n.kind === 'gpu').length;
+  if (devices > 1 && Number.isFinite(slowest)) {
+    file.hostBus = { bandwidth: `${(slowest / 1e9).toPrecision(6)}GB/s`, latency: '0us' };
+  }
+  const text = `${JSON.stringify(file, null, 2)}\n`;
+  parsePlatformFile(text, 'the exported platform'); // a bug here must not produce a bad file
+  return text;
+}

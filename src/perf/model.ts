@@ -1,0 +1,164 @@
+/**
+ * A duration model from calibrated performance models (seed 001 section III.B): for each task
+ * and worker kind, the history model's mean for the task's codelet and data footprint when
+ * it was measured; otherwise the codelet's regression over its measured footprints (the power
+ * law a n^b + c with three footprints or more, the line a n + b with two, the one measured
+ * rate scaled by the flop count with one); otherwise the platform's figures. Transfers use
+ * the calibrated bus of the machine when there is one.
+ *
+ * Every task's estimate per worker kind is computed once, when the model is built for a
+ * graph, so a scheduler's lookup is one array read.
+ */
+import type { TaskGraph } from '../core/graph.ts';
+import { type DurationModel, PlatformModel } from '../core/model.ts';
+import type { Platform } from '../core/platform.ts';
+import type { HistoryEntry, HistoryModel } from './history.ts';
+import { evalLinear, evalPower, fitFromHistory } from './regression.ts';
+
+/** A calibrated bus: bandwidth and latency per ordered pair of memory-node names. */
+export interface BusPair {
+  src: string;
+  dst: string;
+  bandwidth: number;
+  latency: number;
+  samples: number;
+}
+
+/** How a task's data sizes are keyed in the history (StarPU's footprint). */
+export function footprintOf(graph: TaskGraph, task: number): string {
+  const parts: number[] = [];
+  const aEnd = graph.accessStart.data[task + 1]!;
+  for (let a = graph.accessStart.data[task]!; a < aEnd; a++) {
+    parts.push(graph.handleSize.data[graph.accessHandle.data[a]!]!);
+  }
+  return parts.join(',');
+}
+
+/** The regression variable of a task: its flop count, or its bytes when it has no flops. */
+export function sizeOf(graph: TaskGraph, task: number): number {
+  const f = graph.taskFlops.data[task]!;
+  if (f > 0) return f;
+  let bytes = 0;
+  const aEnd = graph.accessStart.data[task + 1]!;
+  for (let a = graph.accessStart.data[task]!; a < aEnd; a++) {
+    bytes += graph.handleSize.data[graph.accessHandle.data[a]!]!;
+  }
+  return bytes;
+}
+
+/** Options of a calibrated model. */
+export interface CalibratedModelOptions {
+  /** Samples a (codelet, kind, footprint) needs to count as calibrated (default 10). */
+  minSamples?: number;
+}
+
+/** Where an estimate came from, per task and worker kind (for reports and tests). */
+export const Source = { HISTORY: 0, REGRESSION: 1, PLATFORM: 2 } as const;
+
+/** Durations from the history and regression models, falling back on the platform. */
+export class CalibratedModel implements DurationModel {
+  private readonly fallback: PlatformModel;
+  /** estimate[task * 2 + kind] (kind 0 = cpu, 1 = gpu), seconds; NaN: use the fallback. */
+  private readonly estimate: Float64Array;
+  /** 1 where the (codelet, kind, footprint) of the task has fewer samples than minSamples. */
+  private readonly uncalibrated: Uint8Array;
+  /** Source of each estimate (Source). */
+  readonly source: Uint8Array;
+  private readonly workerKind: Uint8Array;
+  private readonly nodes: number;
+  private readonly busLatency: Float64Array;
+  private readonly busBandwidth: Float64Array;
+
+  constructor(
+    platform: Platform,
+    graph: TaskGraph,
+    history: HistoryModel,
+    bus?: readonly BusPair[],
+    options: CalibratedModelOptions = {},
+  ) {
+    const minSamples = options.minSamples ?? 10;
+    this.fallback = new PlatformModel(platform, graph);
+    this.workerKind = Uint8Array.from(platform.workers, (w) => (w.kind === 'gpu' ? 1 : 0));
+    const T = graph.taskCount;
+    this.estimate = new Float64Array(2 * T).fill(Number.NaN);
+    this.uncalibrated = new Uint8Array(2 * T);
+    this.source = new Uint8Array(2 * T).fill(Source.PLATFORM);
+    const kinds = ['cpu', 'gpu'] as const;
+    const cache = new Map<string, { seconds: number; source: number; calibrated: boolean }>();
+    const fits = new Map<string, ReturnType<typeof fitFromHistory> & { entries: HistoryEntry[] }>();
+    const fitFor = (codelet: string, kind: 'cpu' | 'gpu') => {
+      const key = `${codelet}|${kind}`;
+      let f = fits.get(key);
+      if (f === undefined) {
+        const entries = history.entries(codelet).filter((e) => e.kind === kind && e.count > 0);
+        let fit: ReturnType<typeof fitFromHistory> = {};
+        try {
+          fit = fitFromHistory(entries);
+        } catch {
+          // too few distinct sizes: the one-rate scaling below applies
+        }
+        f = { ...fit, entries };
+        fits.set(key, f);
+      }
+      return f;
+    };
+    for (let t = 0; t < T; t++) {
+      const codelet = graph.codelets[graph.taskCodelet.data[t]!]!.name;
+      const footprint = footprintOf(graph, t);
+      const size = sizeOf(graph, t);
+      for (let k = 0; k < 2; k++) {
+        const kind = kinds[k]!;
+        const key = `${codelet}|${kind}|${footprint}|${size}`;
+        let e = cache.get(key);
+        if (e === undefined) {
+          e = { seconds: Number.NaN, source: Source.PLATFORM, calibrated: false };
+          const h = history.entry(codelet, kind, footprint);
+          if (h !== undefined && h.count > 0) {
+            e = { seconds: h.mean, source: Source.HISTORY, calibrated: h.count >= minSamples };
+          } else {
+            const f = fitFor(codelet, kind);
+            let s = Number.NaN;
+            if (f.power) s = evalPower(f.power, size);
+            else if (f.linear) s = evalLinear(f.linear, size);
+            else if (f.entries.length === 1 && f.entries[0]!.size > 0) {
+              s = (f.entries[0]!.mean * size) / f.entries[0]!.size;
+            }
+            if (Number.isFinite(s) && s > 0) e = { seconds: s, source: Source.REGRESSION, calibrated: false };
+          }
+          cache.set(key, e);
+        }
+        this.estimate[2 * t + k] = e.seconds;
+        this.source[2 * t + k] = e.source;
+        this.uncalibrated[2 * t + k] = e.calibrated ? 0 : 1;
+      }
+    }
+    const nn = platform.nodes.length;
+    this.nodes = nn;
+    this.busLatency = new Float64Array(nn * nn).fill(Number.NaN);
+    this.busBandwidth = new Float64Array(nn * nn).fill(Number.NaN);
+    const index = new Map(platform.nodes.map((n, i) => [n.name, i]));
+    for (const pair of bus ?? []) {
+      const s = index.get(pair.src);
+      const d = index.get(pair.dst);
+      if (s === undefined || d === undefined) continue;
+      this.busLatency[s * nn + d] = pair.latency;
+      this.busBandwidth[s * nn + d] = pair.bandwidth;
+    }
+  }
+
+  taskDuration(graph: TaskGraph, task: number, worker: number): number {
+    const e = this.estimate[2 * task + this.workerKind[worker]!]!;
+    return Number.isNaN(e) ? this.fallback.taskDuration(graph, task, worker) : e;
+  }
+
+  /** True when the task's codelet has too few samples on this worker's kind for its footprint. */
+  needsCalibration(_graph: TaskGraph, task: number, worker: number): boolean {
+    return this.uncalibrated[2 * task + this.workerKind[worker]!] === 1;
+  }
+
+  transferTime(src: number, dst: number, bytes: number): number {
+    const r = src * this.nodes + dst;
+    const bw = this.busBandwidth[r]!;
+    return Number.isNaN(bw) ? this.fallback.transferTime(src, dst, bytes) : this.busLatency[r]! + bytes / bw;
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * Collects the measured duration of every task of a real run as performance-model samples
+ * (codelet, worker kind, data footprint, flop count, seconds): the real driver reports each
+ * task's start and end as measured by its worker thread. The runtime saves them into the
+ * model store after the run, so real runs keep the models up to date (seed 001 III.B: models
+ * are auto-tuned by execution).
+ */
+import type { EngineObserver } from '../core/engine.ts';
+import type { TaskGraph } from '../core/graph.ts';
+import type { Platform } from '../core/platform.ts';
+import type { Sample } from './history.ts';
+import { footprintOf, sizeOf } from './model.ts';
+
+/** A task observer that turns task times into samples. */
+export class SampleRecorder implements EngineObserver {
+  /** The samples of the tasks finished so far. */
+  readonly samples: Sample[] = [];
+  private readonly started: Float64Array;
+
+  constructor(
+    private readonly graph: TaskGraph,
+    private readonly platform: Platform,
+    /** Which tasks to record (default all; the runtime skips tasks without a kernel). */
+    private readonly include: (task: number) => boolean = () => true,
+  ) {
+    this.started = new Float64Array(graph.taskCount);
+  }
+
+  taskStarted(task: number, _worker: number, now: number): void {
+    this.started[task] = now;
+  }
+
+  taskFinished(task: number, worker: number, now: number): void {
+    if (!this.include(task)) return;
+    const g = this.graph;
+    this.samples.push({
+      codelet: g.codelets[g.taskCodelet.data[task]!]!.name,
+      kind: this.platform.workers[worker]!.kind === 'gpu' ? 'gpu' : 'cpu',
+      footprint: footprintOf(g, task),
+      size: sizeOf(g, task),
+      seconds: now - this.started[task]!,
+    });
+  }
+}
