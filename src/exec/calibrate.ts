@@ -6,9 +6,10 @@
  *   sizes between shared buffers, timed as the real driver does them (the copy, then, with
  *   `throttle`, the hold to the route's latency and bandwidth); latency and bandwidth come
  *   from the least-squares line t = latency + bytes / bandwidth;
- * - the codelets: the real applications (Cholesky, LU, GEMM) run in calibration mode, where
- *   the dm schedulers send each task to a worker kind whose model for it has fewer than
- *   `minSamples` measurements, until every (codelet, worker kind, footprint) has them.
+ * - the codelets: the real applications (Cholesky, LU, GEMM) run once unrecorded (the worker
+ *   threads' JIT warms up), then in calibration mode, where the dm schedulers send each task
+ *   to a worker kind whose model for it has fewer than `minSamples` measurements, until every
+ *   (codelet, worker kind, footprint) has them.
  */
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
@@ -120,6 +121,13 @@ export async function calibrate(o: CalibrateOptions): Promise<{ bus: BusPair[]; 
   let runs = 0;
   try {
     for (const n of o.tileSizes) {
+      // Warm-up, not recorded: the worker threads' JIT compiles the kernels on their first
+      // calls, which would weigh on the means of the codelets that run few times per run.
+      rt.setPerfModels('read');
+      await runCholesky({ tiles: 4, tileSize: n, runtime: rt });
+      await runLu({ tiles: 4, tileSize: n, runtime: rt });
+      await runGemm({ tiles: 2, tileSize: n, runtime: rt });
+      rt.setPerfModels('update');
       for (let round = 0; round < 50; round++) {
         const missing = missingSamples(store, n, kinds, minSamples);
         if (missing.length === 0) break;

@@ -404,6 +404,11 @@ export class Runtime {
     this.options = { ...this.options, scheduler, eviction, schedulerOptions };
   }
 
+  /** Changes how the next batches use and update the performance models (RuntimeOptions.perfModels). */
+  setPerfModels(mode: 'update' | 'read' | 'off'): void {
+    this.options = { ...this.options, perfModels: mode };
+  }
+
   /** Stops the worker threads. */
   async close(): Promise<void> {
     this.closed = true;
