@@ -36,9 +36,9 @@ function graph() {
   return g;
 }
 
-describe('CalibratedModel', () => {
-  const platform = testPlatform({ gpus: 1, gpuCapacity: 1e9, cpus: 1, cpuRate: 1e9, gpuRate: 1e12 });
+const platform = testPlatform({ gpus: 1, gpuCapacity: 1e9, cpus: 1, cpuRate: 1e9, gpuRate: 1e12 });
 
+describe('CalibratedModel', () => {
   test('history mean where measured, regression elsewhere, platform rate without a model', () => {
     const g = graph();
     const h = new HistoryModel();
@@ -66,30 +66,33 @@ describe('CalibratedModel', () => {
     assert.equal(m.taskDuration(g, 0, 0), g.taskFlops.data[0]! / 1e12);
     assert.equal(m.taskDuration(g, 3, cpu), g.taskFlops.data[3]! / 1e9);
     assert.equal(m.source[2 * 3], Source.PLATFORM);
-    assert.equal(m.needsCalibration(g, 0, cpu), false);
-    assert.equal(m.needsCalibration(g, 2, cpu), true);
-    assert.equal(m.needsCalibration(g, 0, 0), true);
+    // Calibrating: fewer than 3 samples of the footprint. Otherwise: no estimate but the platform's.
+    assert.equal(m.needsCalibration(g, 0, cpu, true), false);
+    assert.equal(m.needsCalibration(g, 2, cpu, true), true);
+    assert.equal(m.needsCalibration(g, 2, cpu, false), false); // the regression estimates it
+    assert.equal(m.needsCalibration(g, 0, 0, false), true); // nothing measured on the GPU
+    assert.equal(m.needsCalibration(g, 3, cpu, false), true);
   });
 
   test('calibration mode: dmda sends an unmeasured task to the worker kind that lacks it', () => {
     const g = graph();
     const h = new HistoryModel();
     for (let t = 0; t < 4; t++) {
-      for (let i = 0; i < 3; i++) {
-        const s = g.taskFlops.data[t]! / 1e12;
-        h.record({
-          codelet: g.codelets[g.taskCodelet.data[t]!]!.name,
-          kind: 'gpu',
-          footprint: footprintOf(g, t),
-          size: g.taskFlops.data[t]!,
-          seconds: s,
-        });
-      }
+      const sample = (kind: 'cpu' | 'gpu', rate: number) => ({
+        codelet: g.codelets[g.taskCodelet.data[t]!]!.name,
+        kind,
+        footprint: footprintOf(g, t),
+        size: g.taskFlops.data[t]!,
+        seconds: g.taskFlops.data[t]! / rate,
+      });
+      for (let i = 0; i < 3; i++) h.record(sample('gpu', 1e12));
+      h.record(sample('cpu', 1e9)); // one CPU measurement: an estimate, not calibrated
     }
     const model = new CalibratedModel(platform, g, h, undefined, { minSamples: 3 });
     const ran: number[] = [];
     const obs = { taskStarted: (_t: number, w: number) => ran.push(w) };
-    // The GPU is 1000x faster: without calibration every task goes there; calibrating, to the CPU.
+    // The GPU is 1000x faster: without calibration every task goes there; calibrating, each goes
+    // to the CPU, whose models have 1 measurement of the 3 required.
     for (const calibrate of [false, true]) {
       ran.length = 0;
       const sim = new Simulator({
@@ -107,6 +110,34 @@ describe('CalibratedModel', () => {
         calibrate ? ['cpu', 'cpu', 'cpu', 'cpu'] : ['gpu', 'gpu', 'gpu', 'gpu'],
       );
     }
+  });
+});
+
+describe('CalibratedModel without calibration mode', () => {
+  test('without calibration mode, a kind with nothing measured still gets the tasks (StarPU)', () => {
+    const g = graph();
+    const h = new HistoryModel();
+    for (let t = 0; t < 4; t++) {
+      h.record({
+        codelet: g.codelets[g.taskCodelet.data[t]!]!.name,
+        kind: 'gpu',
+        footprint: footprintOf(g, t),
+        size: g.taskFlops.data[t]!,
+        seconds: 1e-6,
+      });
+    }
+    const model = new CalibratedModel(platform, g, h, undefined, { minSamples: 1 });
+    const kinds: string[] = [];
+    const sim = new Simulator({
+      graph: g,
+      platform,
+      scheduler: createScheduler('dmda'),
+      eviction: createEviction('lru'),
+      model,
+    });
+    sim.engine.observe({ taskStarted: (_t: number, w: number) => kinds.push(platform.workers[w]!.kind) });
+    sim.run();
+    assert.deepEqual(kinds, ['cpu', 'cpu', 'cpu', 'cpu']);
   });
 });
 

@@ -495,7 +495,7 @@ export class Engine implements SchedContext, EvictionContext {
   }
 
   needsCalibration(task: number, worker: number): boolean {
-    return this.calibrate && this.model.needsCalibration?.(this.graph, task, worker) === true;
+    return this.model.needsCalibration?.(this.graph, task, worker, this.calibrate) === true;
   }
 
   transferTime(handle: number, node: number): number {

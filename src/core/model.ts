@@ -15,10 +15,12 @@ export interface DurationModel {
   /** Duration of a copy of `bytes` from node src to node dst over their direct route, alone. */
   transferTime(src: number, dst: number, bytes: number): number;
   /**
-   * Optional: true when the estimate of `task` on `worker` is not calibrated yet (too few
-   * measurements); while calibrating, dm* schedulers send such tasks there (src/perf).
+   * Optional: true when `task` must be measured on `worker`'s kind: it has no estimate at all
+   * (nothing measured for its codelet there, so only the platform's rates), or, when
+   * `calibrating`, fewer measurements than the model requires. dm* schedulers send such tasks
+   * there, as StarPU's do with uncalibrated models (src/perf).
    */
-  needsCalibration?(graph: TaskGraph, task: number, worker: number): boolean;
+  needsCalibration?(graph: TaskGraph, task: number, worker: number, calibrating: boolean): boolean;
 }
 
 /** Durations from the platform's figures: flops over the worker's rate for the codelet. */

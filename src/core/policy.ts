@@ -26,8 +26,9 @@ export interface SchedContext {
   /** Capacity of `node` in bytes. */
   memoryCapacity(node: number): number;
   /**
-   * True while calibrating (`--calibrate`) when the model has too few measurements of `task`
-   * on `worker`'s kind: StarPU's dm policies then send the task there to measure it.
+   * True when the performance model has no estimate of `task` on `worker`'s kind, or, while
+   * calibrating (`--calibrate`), too few measurements: StarPU's dm policies then send the task
+   * there to measure it. Always false with the platform's rates alone.
    */
   needsCalibration(task: number, worker: number): boolean;
   /** Expected duration of `task` on `worker` (seconds) from the performance model. */

@@ -62,6 +62,14 @@ export class CalibratedModel implements DurationModel {
   private readonly estimate: Float64Array;
   /** 1 where the (codelet, kind, footprint) of the task has fewer samples than minSamples. */
   private readonly uncalibrated: Uint8Array;
+  /** Per task and kind: its (codelet, kind, footprint) slot. */
+  private readonly slot: Int32Array;
+  /**
+   * Per slot: measurements still wanted in this graph. The model's estimates are fixed for a
+   * graph, so it tells the scheduler to send a slot's tasks for measurement only this many
+   * times, not every task of the graph (StarPU's models update as tasks end).
+   */
+  private budget = new Int32Array(0);
   /** Source of each estimate (Source). */
   readonly source: Uint8Array;
   private readonly workerKind: Uint8Array;
@@ -82,9 +90,14 @@ export class CalibratedModel implements DurationModel {
     const T = graph.taskCount;
     this.estimate = new Float64Array(2 * T).fill(Number.NaN);
     this.uncalibrated = new Uint8Array(2 * T);
+    this.slot = new Int32Array(2 * T);
     this.source = new Uint8Array(2 * T).fill(Source.PLATFORM);
     const kinds = ['cpu', 'gpu'] as const;
-    const cache = new Map<string, { seconds: number; source: number; calibrated: boolean }>();
+    const cache = new Map<
+      string,
+      { seconds: number; source: number; calibrated: boolean; missing: number; slot: number }
+    >();
+    const missing: number[] = [];
     const fits = new Map<string, ReturnType<typeof fitFromHistory> & { entries: HistoryEntry[] }>();
     const fitFor = (codelet: string, kind: 'cpu' | 'gpu') => {
       const key = `${codelet}|${kind}`;
@@ -111,10 +124,18 @@ export class CalibratedModel implements DurationModel {
         const key = `${codelet}|${kind}|${footprint}|${size}`;
         let e = cache.get(key);
         if (e === undefined) {
-          e = { seconds: Number.NaN, source: Source.PLATFORM, calibrated: false };
+          const slot = cache.size;
+          e = { seconds: Number.NaN, source: Source.PLATFORM, calibrated: false, missing: minSamples, slot };
           const h = history.entry(codelet, kind, footprint);
           if (h !== undefined && h.count > 0) {
-            e = { seconds: h.mean, source: Source.HISTORY, calibrated: h.count >= minSamples };
+            const missingSamples = Math.max(0, minSamples - h.count);
+            e = {
+              seconds: h.mean,
+              source: Source.HISTORY,
+              calibrated: missingSamples === 0,
+              missing: missingSamples,
+              slot,
+            };
           } else {
             const f = fitFor(codelet, kind);
             let s = Number.NaN;
@@ -123,15 +144,18 @@ export class CalibratedModel implements DurationModel {
             else if (f.entries.length === 1 && f.entries[0]!.size > 0) {
               s = (f.entries[0]!.mean * size) / f.entries[0]!.size;
             }
-            if (Number.isFinite(s) && s > 0) e = { seconds: s, source: Source.REGRESSION, calibrated: false };
+            if (Number.isFinite(s) && s > 0) e = { ...e, seconds: s, source: Source.REGRESSION };
           }
           cache.set(key, e);
+          missing.push(e.missing);
         }
         this.estimate[2 * t + k] = e.seconds;
         this.source[2 * t + k] = e.source;
         this.uncalibrated[2 * t + k] = e.calibrated ? 0 : 1;
+        this.slot[2 * t + k] = e.slot;
       }
     }
+    this.budget = Int32Array.from(missing);
     const nn = platform.nodes.length;
     this.nodes = nn;
     this.busLatency = new Float64Array(nn * nn).fill(Number.NaN);
@@ -151,9 +175,20 @@ export class CalibratedModel implements DurationModel {
     return Number.isNaN(e) ? this.fallback.taskDuration(graph, task, worker) : e;
   }
 
-  /** True when the task's codelet has too few samples on this worker's kind for its footprint. */
-  needsCalibration(_graph: TaskGraph, task: number, worker: number): boolean {
-    return this.uncalibrated[2 * task + this.workerKind[worker]!] === 1;
+  /**
+   * True when nothing measured gives an estimate of the task on this worker's kind (only the
+   * platform's rates), or, when `calibrating`, when its (codelet, kind, footprint) has fewer
+   * than minSamples measurements; at most the missing number of times per (codelet, kind,
+   * footprint) and graph (each true answer counts as one measurement on its way).
+   */
+  needsCalibration(_graph: TaskGraph, task: number, worker: number, calibrating = false): boolean {
+    const i = 2 * task + this.workerKind[worker]!;
+    const wanted = calibrating ? this.uncalibrated[i] === 1 : this.source[i] === Source.PLATFORM;
+    if (!wanted) return false;
+    const slot = this.slot[i]!;
+    if (this.budget[slot]! <= 0) return false;
+    this.budget[slot]!--;
+    return true;
   }
 
   transferTime(src: number, dst: number, bytes: number): number {
