@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { EVICTION_POLICIES } from '../src/evict/index.ts';
 import { createScheduler, SCHEDULERS } from '../src/sched/index.ts';
+import { runtimeVersion } from '../src/sched/runtime-versions.ts';
 import { buildGraph, graphSpecArb, machineArb, machinePlatform } from './helpers/random-graphs.ts';
 import { checkedRun } from './helpers/run.ts';
 
@@ -40,6 +41,38 @@ test('invariants hold and runs are deterministic on random graphs and platforms'
       const second = checkedRun(g, platform, run);
       assert.deepEqual(second.checker.trace, first.checker.trace);
     }),
+    { numRuns: Number(process.env.PROPERTY_RUNS ?? 300), seed: Number(process.env.PROPERTY_SEED ?? 42) },
+  );
+});
+
+test("seed 004's coherence policies keep the invariants on random graphs and platforms", () => {
+  fc.assert(
+    fc.property(
+      graphArb,
+      platformArb,
+      runArb,
+      fc.record({
+        version: fc.constantFrom('v1', 'v2', 'v3', 'v4'),
+        cacheLines: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
+        ownerSeed: fc.integer({ min: 0, max: 1 << 20 }),
+      }),
+      ({ spec }, pm, run, c) => {
+        const built = buildGraph(spec);
+        const g = built.g;
+        const platform = machinePlatform(pm, built);
+        const probe = createScheduler(run.sched);
+        fc.pre(run.eviction !== 'luf' || probe.plannedTasks !== undefined);
+        // Every handle owned by a GPU node (or none), drawn from the seed.
+        const gpuNodes = platform.nodes.flatMap((n, i) => (n.kind === 'gpu' ? [i] : []));
+        const owners = Int32Array.from({ length: g.handleCount }, (_, h) =>
+          gpuNodes.length === 0 ? -1 : gpuNodes[(h * 2654435761 + c.ownerSeed) % gpuNodes.length]!,
+        );
+        const coherence = runtimeVersion(c.version, owners, c.cacheLines);
+        const r = checkedRun(g, platform, { ...run, coherence });
+        assert.deepEqual(r.checker.violations, []);
+        assert.ok(r.checker.finished, 'the run finished');
+      },
+    ),
     { numRuns: Number(process.env.PROPERTY_RUNS ?? 300), seed: Number(process.env.PROPERTY_SEED ?? 42) },
   );
 });

@@ -48,10 +48,19 @@ export const TransferKind = {
   WRITEBACK: 3,
   /** Write-back of modified data at the end of the run. */
   FLUSH: 4,
+  /** Copy home of a block a task just wrote (write-through coherence, seed 004). */
+  WRITETHROUGH: 5,
 } as const;
 
 /** Names of the transfer kinds, indexed by kind. */
-export const TRANSFER_KIND_NAMES = ['fetch', 'prefetch', 'stage', 'writeback', 'flush'] as const;
+export const TRANSFER_KIND_NAMES = [
+  'fetch',
+  'prefetch',
+  'stage',
+  'writeback',
+  'flush',
+  'write-through',
+] as const;
 
 /** Command opcodes the engine emits. */
 export const Cmd = {
@@ -130,6 +139,31 @@ export interface EngineOptions {
    * model has not measured enough (StarPU_CALIBRATE).
    */
   calibrate?: boolean;
+  /** Coherence policies of seed 004's runtimes (default: write-back, replicas kept). */
+  coherence?: CoherenceOptions;
+  /** Write every modified replica home at the end (default true; false for --stop-after). */
+  flushAtEnd?: boolean;
+}
+
+/**
+ * Seed 004's coherence policies, on top of MSI with write-invalidate (a writer invalidates
+ * every other copy): the memory of a GPU is a cache of host memory.
+ */
+export interface CoherenceOptions {
+  /** Copy a block home as soon as a task on a device has written it (write-through). */
+  writeThrough?: boolean;
+  /**
+   * After each task on a device, free its operands: 'all' (runtime version 1), 'aliens' (the
+   * blocks the device does not own, version 2), or 'none' (keep them, the default).
+   */
+  freeAfterTask?: 'none' | 'aliens' | 'all';
+  /**
+   * Software cache of alien blocks: at most this many alien replicas per device, the least
+   * recently used one evicted first (version 3's cache lines; default unlimited).
+   */
+  alienCacheLines?: number;
+  /** Owner memory node of each handle (owner-computes mapping), -1 for none. */
+  owners?: Int32Array;
 }
 
 const TASK_PENDING = 0;
@@ -141,6 +175,9 @@ const TASK_BUFFERED = 5;
 
 const F_WRITEBACK = 1; // a write-back from this replica is in flight
 const F_EVICTING = 2; // free it when that write-back completes
+const F_DROP = 4; // coherence: free it after its copy home completes; tasks must not reuse it
+const F_AGAIN = 8; // write-through: written again while its copy home was in flight: copy again
+const F_WRITING = 16; // a running task writes it: no copy may start from it
 
 /** The engine: events in, commands out. */
 export class Engine implements SchedContext, EvictionContext {
@@ -206,6 +243,10 @@ export class Engine implements SchedContext, EvictionContext {
   private readonly issued: Int32Array;
   private readonly issueAhead: boolean;
   private readonly calibrate: boolean;
+  private readonly coherence: CoherenceOptions | undefined;
+  private readonly flushAtEnd: boolean;
+  /** Per device node: alien handles in least-recently-used-first order (alienCacheLines). */
+  private readonly alienLru: number[][];
   private readonly lookahead: Int32Array;
   private readonly buffer: IntQueue[];
   private readonly anyLookahead: boolean;
@@ -276,6 +317,19 @@ export class Engine implements SchedContext, EvictionContext {
     this.issued = new Int32Array(nw);
     this.issueAhead = options.issueAhead ?? false;
     this.calibrate = options.calibrate ?? false;
+    const c = options.coherence;
+    this.coherence =
+      c && (c.writeThrough || (c.freeAfterTask ?? 'none') !== 'none' || c.alienCacheLines !== undefined)
+        ? c
+        : undefined;
+    if (
+      c?.alienCacheLines !== undefined &&
+      !(Number.isInteger(c.alienCacheLines) && c.alienCacheLines >= 0)
+    ) {
+      throw new LocusError(`cache lines must be a non-negative integer (got ${c.alienCacheLines})`);
+    }
+    this.flushAtEnd = options.flushAtEnd ?? true;
+    this.alienLru = p.nodes.map(() => []);
     this.used = new Float64Array(this.nNodes);
     this.freeing = new Float64Array(this.nNodes);
     this.capacity = new Float64Array(p.nodes.map((n) => n.capacity));
@@ -332,6 +386,7 @@ export class Engine implements SchedContext, EvictionContext {
     for (let a = g.accessStart.data[task]!; a < aEnd; a++) {
       const h = g.accessHandle.data[a]!;
       const slot = h * this.nNodes + n;
+      if (g.accessMode.data[a]! & AccessMode.W) this.rflags[slot]! &= ~F_WRITING;
       if (g.accessMode.data[a]! & AccessMode.W && g.handleDiscard.data[h] === 1) {
         // A scratch output: drop its content instead of keeping it for a write-back; the
         // home copy stands for it ("nothing to keep").
@@ -345,6 +400,7 @@ export class Engine implements SchedContext, EvictionContext {
     }
     for (let i = 0; i < this.observers.length; i++) this.observers[i]!.taskFinished?.(task, w, now);
     this.scheduler.taskFinished?.(task, w);
+    if (this.coherence && n !== this.home) this.afterTaskCoherence(task, n);
     for (let e = g.succHead.data[task]!; e >= 0; e = g.edgeNext.data[e]!) {
       const s = g.edgeTarget.data[e]!;
       if (--this.predLeft[s]! === 0) this.makeReady(s);
@@ -354,7 +410,66 @@ export class Engine implements SchedContext, EvictionContext {
     this.tryStart(w);
     this.settle();
     this.eventWorker = -1;
-    if (this.tasksDone === this.taskTotal) this.flushAll();
+    if (this.tasksDone === this.taskTotal) {
+      if (this.flushAtEnd) this.flushAll();
+      else this.finish();
+    }
+  }
+
+  /**
+   * Seed 004's policies after a task on device node n: write-through of what it wrote, then
+   * the operands it must not keep (all, or the aliens), then the alien cache's line limit.
+   */
+  private afterTaskCoherence(task: number, n: number): void {
+    const c = this.coherence!;
+    const g = this.graph;
+    const nn = this.nNodes;
+    const free = c.freeAfterTask ?? 'none';
+    const lru = this.alienLru[n]!;
+    const aEnd = g.accessStart.data[task + 1]!;
+    for (let a = g.accessStart.data[task]!; a < aEnd; a++) {
+      const h = g.accessHandle.data[a]!;
+      const slot = h * nn + n;
+      if (this.ralloc[slot] !== 1) continue;
+      if (c.writeThrough && g.accessMode.data[a]! & AccessMode.W && this.rstate[slot] === Replica.MODIFIED) {
+        if ((this.rflags[slot]! & F_WRITEBACK) === 0) {
+          this.rflags[slot]! |= F_WRITEBACK;
+          this.issue(h, n, this.home, TransferKind.WRITETHROUGH);
+        } else {
+          this.rflags[slot]! |= F_AGAIN; // the copy in flight is stale: another follows it
+        }
+      }
+      const owned = c.owners !== undefined && c.owners[h] === n;
+      if (free === 'all' || (free === 'aliens' && !owned)) {
+        if ((this.rflags[slot]! & F_WRITEBACK) !== 0) {
+          this.rflags[slot]! |= F_DROP; // freed when its copy home completes
+        } else if (this.rrefs[slot] === 0 && this.rstate[slot] !== Replica.MODIFIED) {
+          this.freeReplica(h, n, 'evict');
+        }
+      } else if (!owned && c.alienCacheLines !== undefined) {
+        const i = lru.indexOf(h);
+        if (i >= 0) lru.splice(i, 1);
+        lru.push(h);
+      }
+    }
+    if (c.alienCacheLines === undefined) return;
+    // Drop entries freed meanwhile (invalidated, evicted), then evict beyond the line count.
+    for (let i = lru.length - 1; i >= 0; i--) if (this.ralloc[lru[i]! * nn + n] !== 1) lru.splice(i, 1);
+    let i = 0;
+    while (lru.length > c.alienCacheLines && i < lru.length) {
+      const h = lru[i]!;
+      const slot = h * nn + n;
+      if (
+        this.rrefs[slot] === 0 &&
+        this.rstate[slot] !== Replica.MODIFIED &&
+        this.rstate[slot] !== Replica.LOADING
+      ) {
+        lru.splice(i, 1);
+        this.freeReplica(h, n, 'evict');
+      } else {
+        i++;
+      }
+    }
   }
 
   /** The driver reports that transfer `id` finished at time `now`. */
@@ -372,7 +487,12 @@ export class Engine implements SchedContext, EvictionContext {
     this.inFlight--;
     if (this.loadingTransfer[dstSlot] === id) this.loadingTransfer[dstSlot] = -1;
     for (let i = 0; i < this.observers.length; i++) this.observers[i]!.transferFinished?.(id, now, current);
-    if (kind === TransferKind.WRITEBACK || kind === TransferKind.FLUSH || kind === TransferKind.STAGE) {
+    if (
+      kind === TransferKind.WRITEBACK ||
+      kind === TransferKind.FLUSH ||
+      kind === TransferKind.STAGE ||
+      kind === TransferKind.WRITETHROUGH
+    ) {
       this.rflags[srcSlot]! &= ~F_WRITEBACK;
       if (kind === TransferKind.WRITEBACK) this.freeing[src]! -= this.graph.handleSize.data[h]!;
     }
@@ -402,6 +522,30 @@ export class Engine implements SchedContext, EvictionContext {
       } else {
         this.freeReplica(h, dst, 'invalidate');
       }
+    }
+    if (
+      (this.rflags[srcSlot]! & (F_WRITEBACK | F_WRITING)) === 0 &&
+      this.rstate[srcSlot] === Replica.MODIFIED &&
+      dst === this.home
+    ) {
+      // The only valid copy is still on src and no copy of it is on its way home.
+      if (
+        (this.rflags[srcSlot]! & F_AGAIN) !== 0 ||
+        (!current && this.tasksDone === this.taskTotal && this.flushAtEnd)
+      ) {
+        this.rflags[srcSlot]! |= F_WRITEBACK;
+        this.issue(
+          h,
+          src,
+          this.home,
+          this.tasksDone === this.taskTotal ? TransferKind.FLUSH : TransferKind.WRITETHROUGH,
+        );
+      }
+    }
+    this.rflags[srcSlot]! &= ~F_AGAIN;
+    if ((this.rflags[srcSlot]! & F_DROP) !== 0 && (this.rflags[srcSlot]! & F_WRITEBACK) === 0) {
+      this.rflags[srcSlot]! &= ~F_DROP;
+      if (this.rrefs[srcSlot] === 0 && this.ralloc[srcSlot] === 1) this.freeReplica(h, src, 'evict');
     }
     this.markDirty(src);
     this.markDirty(dst);
@@ -767,6 +911,8 @@ export class Engine implements SchedContext, EvictionContext {
     const h = g.accessHandle.data[access]!;
     const mode = g.accessMode.data[access]!;
     const slot = h * this.nNodes + n;
+    // Freed after its task by a coherence policy, once its copy home ends: wait, then reload.
+    if ((this.rflags[slot]! & F_DROP) !== 0) return false;
     const s = this.rstate[slot]!;
     if (
       s === Replica.SHARED ||
@@ -844,6 +990,7 @@ export class Engine implements SchedContext, EvictionContext {
       const h = g.accessHandle.data[a]!;
       this.version[h]!++;
       this.rstate[h * nn + n] = Replica.MODIFIED;
+      this.rflags[h * nn + n]! |= F_WRITING;
       for (let m = 0; m < nn; m++) {
         if (m === n) continue;
         const slot = h * nn + m;

@@ -31,6 +31,11 @@ export interface HandleOptions {
    * its content is discarded after each writing task instead of being written back home.
    */
   discard?: boolean;
+  /**
+   * The handle's block coordinates (tile row and column) in a blocked matrix, for
+   * owner-computes mappings of blocks to GPUs (seed 004).
+   */
+  block?: readonly [row: number, col: number];
 }
 
 /** Options of a submitted task. */
@@ -65,6 +70,10 @@ export class TaskGraph {
   readonly handleDiscard = new IntList();
   /** Optional handle names (sparse). */
   readonly handleNames: (string | undefined)[] = [];
+  /** Block row of each handle (HandleOptions.block), -1 for none. */
+  readonly handleBlockRow = new IntList();
+  /** Block column of each handle, -1 for none. */
+  readonly handleBlockCol = new IntList();
 
   /** Codelet id of each task. */
   readonly taskCodelet = new IntList();
@@ -139,6 +148,8 @@ export class TaskGraph {
     }
     const id = this.handleSize.push(bytes);
     this.handleDiscard.push(options.discard ? 1 : 0);
+    this.handleBlockRow.push(options.block?.[0] ?? -1);
+    this.handleBlockCol.push(options.block?.[1] ?? -1);
     if (options.name !== undefined) this.handleNames[id] = options.name;
     this.lastWriter.push(-1);
     this.readersHead.push(-1);

@@ -19,8 +19,8 @@ export const SCHEDULERS: Record<string, SchedulerEntry> = {
   random: { description: 'speed-weighted random worker per task', create: () => new RandomScheduler() },
   static: {
     description:
-      "owner-computes: each task on the GPU owning its block (seed 001's static stencil placement)",
-    create: () => new StaticScheduler(),
+      "owner-computes: each task on the GPU owning the block it writes (seed 004's 2-D cyclic mapping, --mapping) or its stencil block (seed 001)",
+    create: (o) => new StaticScheduler(o),
   },
   ...DM_SCHEDULERS,
   ...DARTS_SCHEDULERS,

@@ -8,6 +8,8 @@ export interface SchedulerOptions {
   darts3inputs?: boolean;
   /** darts: the "opti" order: the datum with the smallest transfer time / compute time freed. */
   dartsOpti?: boolean;
+  /** static: the owner-computes mapping of blocks to GPUs (default: 2-D cyclic). */
+  mapping?: import('./mapping.ts').BlockMapping;
 }
 
 /** A named scheduler factory with a one-line description. */

@@ -2,6 +2,7 @@
  * One call to simulate a task graph on a platform under named policies and get the run
  * report: the library entry point behind `locus run` (simulated mode).
  */
+import type { CoherenceOptions } from '../core/engine.ts';
 import type { TaskGraph } from '../core/graph.ts';
 import { type DurationModel, PlatformModel } from '../core/model.ts';
 import type { Platform } from '../core/platform.ts';
@@ -45,6 +46,10 @@ export interface SimulateOptions {
   gpuPipeline?: number;
   /** Tasks a CPU worker holds at once (default 1). */
   cpuPipeline?: number;
+  /** Coherence policies (seed 004's runtime versions); default write-back, replicas kept. */
+  coherence?: CoherenceOptions;
+  /** Write modified data home at the end (default true; false stops at the last task). */
+  flushAtEnd?: boolean;
   /** Tasks a GPU worker pops ahead of its pipeline, their inputs prefetched (default 4). */
   gpuLookahead?: number;
   /** Workload label for the report. */
@@ -86,6 +91,8 @@ export function simulate(o: SimulateOptions): SimulateResult {
     noise: o.noise,
     chargeScheduling: o.chargeScheduling,
     streams: o.streams,
+    coherence: o.coherence,
+    flushAtEnd: o.flushAtEnd,
   });
   const stats = new RunStats(sim.engine);
   sim.engine.observe(stats);

@@ -55,6 +55,12 @@ export interface RunReport {
   bytesToDevices: number;
   bytesFromDevices: number;
   bytesDeviceToDevice: number;
+  /** Block copies from host memory to device memories (seed 004's "writes"). */
+  transfersToDevices: number;
+  /** Block copies from device memories to host memory (seed 004's "reads"). */
+  transfersFromDevices: number;
+  /** Block copies between device memories. */
+  transfersDeviceToDevice: number;
   discardedBytes: number;
   transfers: number;
   loads: number;
@@ -136,6 +142,9 @@ export function buildReport(engine: Engine, stats: RunStats, ctx: ReportContext)
     gflops: span > 0 ? totalFlops / span / 1e9 : 0,
     bytesToDevices: stats.bytesToDevices,
     bytesFromDevices: stats.bytesFromDevices,
+    transfersToDevices: stats.transfersToDevices,
+    transfersFromDevices: stats.transfersFromDevices,
+    transfersDeviceToDevice: stats.transfersDeviceToDevice,
     bytesDeviceToDevice: stats.bytesDeviceToDevice,
     discardedBytes: stats.discardedBytes,
     transfers: stats.transfers,

@@ -13,6 +13,12 @@ export class RunStats implements EngineObserver {
   bytesFromDevices = 0;
   /** Bytes copied directly between device memories (peer-to-peer). */
   bytesDeviceToDevice = 0;
+  /** Copies from host memory into device memories (seed 004's "writes"). */
+  transfersToDevices = 0;
+  /** Copies from device memories to host memory (seed 004's "reads"). */
+  transfersFromDevices = 0;
+  /** Copies directly between device memories. */
+  transfersDeviceToDevice = 0;
   /** Number of transfers that finished. */
   transfers = 0;
   /** Bytes that crossed each link. */
@@ -78,15 +84,23 @@ export class RunStats implements EngineObserver {
     this.transfersByKind[kind]!++;
     const srcHost = src === p.homeNode;
     const dstHost = dst === p.homeNode;
-    if (srcHost && !dstHost) this.bytesToDevices += bytes;
-    else if (!srcHost && dstHost) this.bytesFromDevices += bytes;
-    else this.bytesDeviceToDevice += bytes;
+    if (srcHost && !dstHost) {
+      this.bytesToDevices += bytes;
+      this.transfersToDevices++;
+    } else if (!srcHost && dstHost) {
+      this.bytesFromDevices += bytes;
+      this.transfersFromDevices++;
+    } else {
+      this.bytesDeviceToDevice += bytes;
+      this.transfersDeviceToDevice++;
+    }
     for (const l of routeOf(p, src, dst) ?? []) this.linkBytes[l]! += bytes;
     if (kind === TransferKind.FETCH || kind === TransferKind.PREFETCH) {
       this.loads[dst]!++;
       this.loadBytes[dst]! += bytes;
     }
-    if (kind === TransferKind.WRITEBACK || kind === TransferKind.FLUSH) this.writebacks[src]!++;
+    if (kind === TransferKind.WRITEBACK || kind === TransferKind.FLUSH || kind === TransferKind.WRITETHROUGH)
+      this.writebacks[src]!++;
   }
 
   replicaAllocated(_handle: number, node: number): void {

@@ -4,7 +4,7 @@
  * Only the lower triangle of tiles is registered.
  */
 import { TaskGraph } from '../core/graph.ts';
-import { AccessMode } from '../core/types.ts';
+import { AccessMode, LocusError } from '../core/types.ts';
 import { elementBytes, finishWorkload, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
 import { GEMM, POTRF, SYRK, TRSM } from './kernels.ts';
 import type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
@@ -17,6 +17,10 @@ export function cholesky(params: WorkloadParams = {}): Workload {
   const n = intParam('--tiles', params.tiles, CHOLESKY_DEFAULTS.tiles, 1, 300);
   const ts = intParam('--tile-size', params.tileSize, CHOLESKY_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
   const precision = precisionParam(params.precision);
+  const order = params.order ?? 'rows';
+  if (order !== 'rows' && order !== 'columns') {
+    throw new LocusError(`--order must be rows or columns (got '${String(order)}')`);
+  }
   const tileBytes = ts * ts * elementBytes(precision);
 
   const graph = new TaskGraph();
@@ -29,7 +33,7 @@ export function cholesky(params: WorkloadParams = {}): Workload {
   const tile = new Int32Array((n * (n + 1)) / 2);
   for (let i = 0; i < n; i++) {
     for (let j = 0; j <= i; j++)
-      tile[(i * (i + 1)) / 2 + j] = graph.addHandle(tileBytes, { name: `A[${i},${j}]` });
+      tile[(i * (i + 1)) / 2 + j] = graph.addHandle(tileBytes, { name: `A[${i},${j}]`, block: [i, j] });
   }
   const at = (i: number, j: number): number => tile[(i * (i + 1)) / 2 + j]!;
   const dims = [ts];
@@ -46,28 +50,34 @@ export function cholesky(params: WorkloadParams = {}): Workload {
         { dims, name: `TRSM(${m},${k})` },
       );
     }
-    for (let m = k + 1; m < n; m++) {
-      for (let nn = k + 1; nn <= m; nn++) {
-        if (nn === m) {
-          graph.submit(
-            syrk,
-            [
-              [at(m, k), AccessMode.R],
-              [at(m, m), AccessMode.RW],
-            ],
-            { dims, name: `SYRK(${m},${k})` },
-          );
-        } else {
-          graph.submit(
-            gemm,
-            [
-              [at(m, k), AccessMode.R],
-              [at(nn, k), AccessMode.R],
-              [at(m, nn), AccessMode.RW],
-            ],
-            { dims, name: `GEMM(${m},${nn},${k})` },
-          );
-        }
+    const syrkTask = (m: number) =>
+      graph.submit(
+        syrk,
+        [
+          [at(m, k), AccessMode.R],
+          [at(m, m), AccessMode.RW],
+        ],
+        { dims, name: `SYRK(${m},${k})` },
+      );
+    const gemmTask = (m: number, c: number) =>
+      graph.submit(
+        gemm,
+        [
+          [at(m, k), AccessMode.R],
+          [at(c, k), AccessMode.R],
+          [at(m, c), AccessMode.RW],
+        ],
+        { dims, name: `GEMM(${m},${c},${k})` },
+      );
+    if (order === 'columns') {
+      for (let c = k + 1; c < n; c++) {
+        syrkTask(c);
+        for (let m = c + 1; m < n; m++) gemmTask(m, c);
+      }
+    } else {
+      for (let m = k + 1; m < n; m++) {
+        for (let c = k + 1; c < m; c++) gemmTask(m, c);
+        syrkTask(m);
       }
     }
   }

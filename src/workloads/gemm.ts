@@ -23,7 +23,8 @@ export function gemm(params: WorkloadParams = {}): Workload {
   const tiles = (name: string): Int32Array => {
     const ids = new Int32Array(n * n);
     for (let i = 0; i < n; i++) {
-      for (let j = 0; j < n; j++) ids[i * n + j] = graph.addHandle(tileBytes, { name: `${name}[${i},${j}]` });
+      for (let j = 0; j < n; j++)
+        ids[i * n + j] = graph.addHandle(tileBytes, { name: `${name}[${i},${j}]`, block: [i, j] });
     }
     return ids;
   };

@@ -25,7 +25,8 @@ export function lu(params: WorkloadParams = {}): Workload {
 
   const tile = new Int32Array(n * n);
   for (let i = 0; i < n; i++) {
-    for (let j = 0; j < n; j++) tile[i * n + j] = graph.addHandle(tileBytes, { name: `A[${i},${j}]` });
+    for (let j = 0; j < n; j++)
+      tile[i * n + j] = graph.addHandle(tileBytes, { name: `A[${i},${j}]`, block: [i, j] });
   }
   const at = (i: number, j: number): number => tile[i * n + j]!;
   const dims = [ts];

@@ -26,6 +26,12 @@ export interface WorkloadParams {
   degree?: number;
   /** Keep matmul2d's C blocks (write them back) instead of discarding them as seed 000 does. */
   keepOutputs?: boolean;
+  /**
+   * Cholesky: order of each step's trailing updates: 'rows' (StarPU's example, default: for
+   * each row m, the GEMMs then the SYRK of row m) or 'columns' (seed 004's Table 5.2: for each
+   * column n, the SYRK of n then the GEMMs below it).
+   */
+  order?: 'rows' | 'columns';
 }
 
 /** A generated task graph and what a report needs to know about it. */

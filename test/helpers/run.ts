@@ -1,5 +1,5 @@
 /** Runs a graph on a test platform under the simulator with the invariant checker attached. */
-import type { EngineObserver } from '../../src/core/engine.ts';
+import type { CoherenceOptions, EngineObserver } from '../../src/core/engine.ts';
 import type { TaskGraph } from '../../src/core/graph.ts';
 import { PlatformModel } from '../../src/core/model.ts';
 import type { Platform } from '../../src/core/platform.ts';
@@ -38,6 +38,7 @@ export interface CheckedRunOptions {
   cpuPipeline?: number;
   gpuLookahead?: number;
   observers?: EngineObserver[];
+  coherence?: CoherenceOptions;
 }
 
 /** Simulates and returns the checker, the statistics and the timing. */
@@ -53,6 +54,7 @@ export function checkedRun(graph: TaskGraph, platform: Platform, o: CheckedRunOp
     gpuPipeline: o.gpuPipeline,
     cpuPipeline: o.cpuPipeline,
     gpuLookahead: o.gpuLookahead,
+    coherence: o.coherence,
   });
   const checker = new InvariantChecker(sim.engine);
   const stats = new RunStats(sim.engine);
