@@ -123,6 +123,70 @@ describe('locus: bad input is one line and exit code 2', () => {
   });
 });
 
+describe("locus run: seed 004's runtime versions", () => {
+  test('--serial --stop-after 12 counts the block transfers of Tables 5.2-5.5', () => {
+    const expected: Record<string, [number, number]> = {
+      v1: [25, 12],
+      v2: [20, 12],
+      v3: [17, 12],
+      v4: [17, 5],
+    };
+    for (const [v, [writes, reads]] of Object.entries(expected)) {
+      const r = locus(
+        'run',
+        '-w',
+        'cholesky',
+        '--tiles',
+        '4',
+        '--order',
+        'columns',
+        '--platform',
+        'tsl',
+        '--cpus',
+        '0',
+        '--sched',
+        'static',
+        '--runtime',
+        v,
+        '--serial',
+        '--stop-after',
+        '12',
+        '--json',
+      );
+      assert.equal(r.code, 0, r.err);
+      const j = JSON.parse(r.out);
+      assert.deepEqual([j.tasks, j.transfersToDevices, j.transfersFromDevices], [12, writes, reads], v);
+    }
+  });
+
+  test('owner-computes options are errors elsewhere', () => {
+    const cases: [string[], RegExp][] = [
+      [
+        ['--sched', 'dmda', '--runtime', 'v2'],
+        /^locus: --runtime applies to --sched static \(owner-computes\), not dmda\n$/,
+      ],
+      [
+        ['--sched', 'static', '--runtime', 'v5'],
+        /^locus: --runtime must be one of v1, v2, v3, v4 \(got 'v5'\)\n$/,
+      ],
+      [
+        ['--sched', 'static', '--runtime', 'v2', '--cache-lines', '2'],
+        /^locus: --cache-lines applies to --runtime v3 and v4/,
+      ],
+      [
+        ['--sched', 'static', '--mapping', '2d:3x3', '--platform', 'tsl'],
+        /^locus: --mapping 2d:3x3: a 3 x 3 grid needs 9 GPUs, the platform has 4\n$/,
+      ],
+      [['-w', 'lu', '--order', 'columns'], /^locus: --order does not apply to lu/],
+    ];
+    for (const [args, re] of cases) {
+      const r = locus('run', ...args);
+      assert.equal(r.code, 2, args.join(' '));
+      assert.match(r.err, re);
+    }
+  });
+});
+
 describe('locus run --mode real', () => {
   test('cholesky on worker threads with --check: JSON report with the residual', () => {
     const r = locus(

@@ -40,8 +40,12 @@ export function formatReport(r: RunReport): string {
       [
         ['makespan', seconds(r.makespanS), r.endS > r.makespanS ? `(data home at ${seconds(r.endS)})` : ''],
         ['throughput', `${r.gflops.toFixed(1)} GFlop/s`, ''],
-        ['host -> GPUs', formatBytes(r.bytesToDevices), ''],
-        ['GPUs -> host', formatBytes(r.bytesFromDevices), `(${r.writebacks} write-backs)`],
+        ['host -> GPUs', formatBytes(r.bytesToDevices), `(${r.transfersToDevices} copies)`],
+        [
+          'GPUs -> host',
+          formatBytes(r.bytesFromDevices),
+          `(${r.transfersFromDevices} copies, ${r.writebacks} write-backs)`,
+        ],
         ['GPU -> GPU', formatBytes(r.bytesDeviceToDevice), ''],
         ['loads into GPUs', String(r.loads), '(from host or peers)'],
         [

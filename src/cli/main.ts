@@ -44,6 +44,10 @@ export function buildProgram(): Command {
     .option('--degree <n>', 'inputs per task (random)', positiveInt)
     .option('--keep-outputs', "write matmul2d's C blocks back instead of discarding them")
     .option(
+      '--order <order>',
+      "cholesky: trailing updates by rows (StarPU's order) or columns (seed 004's Table 5.2)",
+    )
+    .option(
       '-p, --platform <name|file.json>',
       'preset name or platform file (default v100x2; --mode real: local, this machine)',
     )
@@ -71,6 +75,11 @@ export function buildProgram(): Command {
     .option('--mode <mode>', 'sim (simulated platform) or real (worker threads on this machine)', 'sim')
     .option('--check', 'real: compare the result with a sequential run (prints the relative difference)')
     .option('--throttle', "real: hold copies to emulated devices to the platform's link speed")
+    .option('--runtime <version>', "static: seed 004's runtime v1, v2, v3 or v4 (coherence presets)")
+    .option('--mapping <kind>', 'static: blocks to GPUs: 2d, 2d:PxQ, rows, cols or a .json grid (default 2d)')
+    .option('--cache-lines <n>', 'v3, v4: alien blocks each GPU caches (LRU; default unlimited)', naturalInt)
+    .option('--serial', 'run tasks one at a time in submission order')
+    .option('--stop-after <n>', 'keep only the first n tasks and skip the final write-back', positiveInt)
     .option(
       '--calibrate',
       'real: send tasks where their performance models lack measurements (StarPU_CALIBRATE)',

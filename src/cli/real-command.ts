@@ -27,6 +27,12 @@ const SIM_ONLY: [keyof RunOptions, string][] = [
   ['tasks', '--tasks'],
   ['data', '--data'],
   ['degree', '--degree'],
+  ['runtime', '--runtime'],
+  ['mapping', '--mapping'],
+  ['cacheLines', '--cache-lines'],
+  ['serial', '--serial'],
+  ['stopAfter', '--stop-after'],
+  ['order', '--order'],
 ];
 
 /** Runs the application; resolves with the exit code. */

@@ -1,11 +1,17 @@
 /** `locus run`: build a workload, simulate it on a platform under chosen policies, report. */
 import { writeFileSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
+import type { CoherenceOptions } from '../core/engine.ts';
+import type { TaskGraph } from '../core/graph.ts';
+import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parsePolicySpec } from '../report/policy-spec.ts';
+import { type BlockMapping, handleOwnerNodes, parseMapping } from '../sched/mapping.ts';
+import { runtimeVersion } from '../sched/runtime-versions.ts';
 import { simulate } from '../sim/simulate.ts';
 import { generateWorkload } from '../workloads/index.ts';
+import { prefixGraph } from '../workloads/prefix.ts';
 import { formatReport } from './format.ts';
 import { type SimulationFlags, schedulerOptionsFrom } from './sim-options.ts';
 
@@ -13,7 +19,7 @@ import { type SimulationFlags, schedulerOptionsFrom } from './sim-options.ts';
 const WORKLOAD_OPTIONS: Record<string, readonly (keyof RunOptions)[]> = {
   matmul2d: ['tiles', 'tileSize', 'inner', 'precision', 'keepOutputs'],
   gemm: ['tiles', 'tileSize', 'precision'],
-  cholesky: ['tiles', 'tileSize', 'precision'],
+  cholesky: ['tiles', 'tileSize', 'precision', 'order'],
   lu: ['tiles', 'tileSize', 'precision'],
   stencil: ['tiles', 'tileSize', 'inner', 'precision', 'iterations'],
   random: ['tasks', 'data', 'degree', 'tileSize', 'precision'],
@@ -29,6 +35,7 @@ const FLAG: Partial<Record<keyof RunOptions, string>> = {
   tasks: '--tasks',
   data: '--data',
   degree: '--degree',
+  order: '--order',
 };
 
 /** Rejects size options the chosen workload does not read. */
@@ -69,6 +76,12 @@ export interface RunOptions extends SimulationFlags {
   priorities: string;
   mode: string;
   check?: boolean;
+  order?: string;
+  runtime?: string;
+  mapping?: string;
+  cacheLines?: number;
+  serial?: boolean;
+  stopAfter?: number;
   calibrate?: boolean;
   throttle?: boolean;
   json?: boolean;
@@ -117,9 +130,15 @@ export function runCommand(o: RunOptions): void {
     degree: o.degree,
     seed: o.seed,
     keepOutputs: o.keepOutputs,
+    order: o.order as 'rows' | 'columns' | undefined,
   });
   if (o.priorities === 'bottom-level') wl.graph.setBottomLevelPriorities();
-  const total = wl.graph.taskCount;
+  const owner = ownerComputes(o, policy.scheduler, platform, wl.graph);
+  const graph =
+    o.serial || o.stopAfter !== undefined
+      ? prefixGraph(wl.graph, o.stopAfter ?? wl.graph.taskCount, o.serial ?? false)
+      : wl.graph;
+  const total = graph.taskCount;
   const bar =
     o.progress && process.stderr.isTTY && total >= 20_000
       ? new SingleBar({
@@ -130,10 +149,12 @@ export function runCommand(o: RunOptions): void {
       : undefined;
   bar?.start(total, 0);
   const { report, trace } = simulate({
-    graph: wl.graph,
+    graph,
     platform,
     scheduler: policy.scheduler,
-    schedulerOptions: schedulerOptionsFrom(o),
+    schedulerOptions: { ...schedulerOptionsFrom(o), mapping: owner.mapping },
+    coherence: owner.coherence,
+    flushAtEnd: o.stopAfter === undefined,
     eviction,
     seed: o.seed,
     gpuPipeline: o.pipeline,
@@ -159,4 +180,38 @@ export function runCommand(o: RunOptions): void {
     process.stdout.write(`${formatReport(report)}\n`);
     if (o.trace) process.stdout.write(`trace written to ${o.trace} (open it in https://ui.perfetto.dev)\n`);
   }
+}
+
+/**
+ * The owner-computes settings of a run: `--mapping` (static only) and `--runtime v1..v4`
+ * (seed 004's coherence presets, static only), with `--cache-lines` for v3 and v4.
+ */
+function ownerComputes(
+  o: RunOptions,
+  scheduler: string,
+  platform: Platform,
+  graph: TaskGraph,
+): { mapping?: BlockMapping; coherence?: CoherenceOptions } {
+  const isStatic = scheduler === 'static';
+  for (const [given, flag] of [
+    [o.mapping, '--mapping'],
+    [o.runtime, '--runtime'],
+  ] as const) {
+    if (given !== undefined && !isStatic) {
+      throw new LocusError(`${flag} applies to --sched static (owner-computes), not ${scheduler}`);
+    }
+  }
+  if (o.cacheLines !== undefined && o.runtime !== 'v3' && o.runtime !== 'v4') {
+    throw new LocusError(
+      '--cache-lines applies to --runtime v3 and v4 (their software cache of alien blocks)',
+    );
+  }
+  if (!isStatic) return {};
+  const gpus = platform.workers.filter((w) => w.kind === 'gpu').length;
+  const mapping = gpus > 0 ? parseMapping(o.mapping ?? '2d', gpus) : undefined;
+  if (o.runtime === undefined || mapping === undefined) return { mapping };
+  return {
+    mapping,
+    coherence: runtimeVersion(o.runtime, handleOwnerNodes(graph, platform, mapping), o.cacheLines),
+  };
 }
