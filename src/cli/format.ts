@@ -53,6 +53,15 @@ export function formatReport(r: RunReport): string {
           String(r.evictions),
           r.discardedBytes > 0 ? `(${formatBytes(r.discardedBytes)} outputs discarded)` : '',
         ],
+        ...(r.energyJ !== null
+          ? [
+              [
+                'energy',
+                `${r.energyJ.toFixed(1)} J`,
+                `(${r.averagePowerW!.toFixed(0)} W average, EDP ${r.edpJs!.toPrecision(4)} J s, idle policy ${r.idlePolicy})`,
+              ],
+            ]
+          : []),
         ...(r.schedulingS > 0
           ? [
               [

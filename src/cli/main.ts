@@ -11,7 +11,7 @@ import { SCHEDULERS } from '../sched/index.ts';
 import { WORKLOADS } from '../workloads/index.ts';
 import { registerCalibrateCommands } from './calibrate-command.ts';
 import { demoCommand } from './demo-command.ts';
-import { naturalInt, positiveInt, seedValue, size } from './options.ts';
+import { durationValue, naturalInt, positiveInt, seedValue, size } from './options.ts';
 import { realRunCommand } from './real-command.ts';
 import { type RunOptions, runCommand } from './run-command.ts';
 import { addSimulationOptions } from './sim-options.ts';
@@ -79,6 +79,15 @@ export function buildProgram(): Command {
     .option('--mapping <kind>', 'static: blocks to GPUs: 2d, 2d:PxQ, rows, cols or a .json grid (default 2d)')
     .option('--cache-lines <n>', 'v3, v4: alien blocks each GPU caches (LRU; default unlimited)', naturalInt)
     .option('--serial', 'run tasks one at a time in submission order')
+    .option(
+      '--idle <policy>',
+      "idle threads: poll, ea1 (block when no task), ea2 (GPU threads block while their GPU computes) or ea1+ea2 (seed 002's energy model)",
+    )
+    .option(
+      '--wake-latency <duration>',
+      'ea1: wake-up latency of a blocked thread (default 50us)',
+      durationValue,
+    )
     .option('--stop-after <n>', 'keep only the first n tasks and skip the final write-back', positiveInt)
     .option(
       '--calibrate',

@@ -1,6 +1,6 @@
 /** Parsers for command-line option values; each throws a one-line error naming the option. */
 import { InvalidArgumentError } from 'commander';
-import { parseSize } from '../platform/units.ts';
+import { parseDuration, parseSize } from '../platform/units.ts';
 
 /** A positive integer. */
 export function positiveInt(value: string): number {
@@ -35,5 +35,14 @@ export function size(value: string): number {
     return parseSize(value);
   } catch {
     throw new InvalidArgumentError(`'${value}' is not a size; use e.g. 500MiB, 2GB or 1073741824`);
+  }
+}
+
+/** Parses a duration option ("50us", "1ms", seconds). */
+export function durationValue(value: string): number {
+  try {
+    return parseDuration(value);
+  } catch {
+    throw new InvalidArgumentError(`'${value}' is not a duration; use e.g. 50us, 1.5ms or 0.002`);
   }
 }

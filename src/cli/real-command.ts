@@ -33,6 +33,8 @@ const SIM_ONLY: [keyof RunOptions, string][] = [
   ['serial', '--serial'],
   ['stopAfter', '--stop-after'],
   ['order', '--order'],
+  ['idle', '--idle'],
+  ['wakeLatency', '--wake-latency'],
 ];
 
 /** Runs the application; resolves with the exit code. */

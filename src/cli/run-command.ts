@@ -10,6 +10,7 @@ import { parsePolicySpec } from '../report/policy-spec.ts';
 import { type BlockMapping, handleOwnerNodes, parseMapping } from '../sched/mapping.ts';
 import { runtimeVersion } from '../sched/runtime-versions.ts';
 import { simulate } from '../sim/simulate.ts';
+import { parseIdlePolicy } from '../trace/energy.ts';
 import { generateWorkload } from '../workloads/index.ts';
 import { prefixGraph } from '../workloads/prefix.ts';
 import { formatReport } from './format.ts';
@@ -82,6 +83,8 @@ export interface RunOptions extends SimulationFlags {
   cacheLines?: number;
   serial?: boolean;
   stopAfter?: number;
+  idle?: string;
+  wakeLatency?: number;
   calibrate?: boolean;
   throttle?: boolean;
   json?: boolean;
@@ -155,6 +158,8 @@ export function runCommand(o: RunOptions): void {
     schedulerOptions: { ...schedulerOptionsFrom(o), mapping: owner.mapping },
     coherence: owner.coherence,
     flushAtEnd: o.stopAfter === undefined,
+    idle: parseIdlePolicy(o.idle ?? 'poll'),
+    wakeLatency: o.wakeLatency,
     eviction,
     seed: o.seed,
     gpuPipeline: o.pipeline,

@@ -27,6 +27,26 @@ export interface Worker {
   readonly flops: number;
   /** Per-codelet compute rates in flop/s (keyed by codelet name); overrides `flops`. */
   readonly codeletFlops: Readonly<Record<string, number>>;
+  /** Power drawn in each state (seed 002's energy model), when the platform gives it. */
+  readonly power?: WorkerPower;
+}
+
+/**
+ * Watts a worker draws in each state (seed 002). For a GPU worker these cover the GPU and the
+ * CPU core its control thread runs on.
+ */
+export interface WorkerPower {
+  /** Running a task (a GPU's control thread busy-waiting on it). */
+  readonly computing: number;
+  /** No task, the thread spinning (polling) for work. */
+  readonly polling: number;
+  /** No task, the thread blocked (on a semaphore). */
+  readonly blocked: number;
+  /**
+   * GPU workers: what the control thread's core adds to `computing` while it busy-waits on
+   * its GPU; saved when it blocks instead (idle policy ea2). 0 for CPU workers.
+   */
+  readonly controlThread: number;
 }
 
 /** A link between memory nodes; its bandwidth is shared by the transfers that cross it. */
@@ -57,6 +77,8 @@ export interface Platform {
    * then stages the data through the home node, as StarPU's chained requests do).
    */
   readonly routes: readonly (readonly number[] | null)[];
+  /** Watts the machine draws whatever its workers do (memory, disks, fans, ...), if known. */
+  readonly staticPower?: number;
 }
 
 /** The links of the direct route from src to dst, or null if none. */

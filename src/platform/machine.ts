@@ -83,6 +83,16 @@ export interface MachineSpec {
   pairBus?: LinkFigures;
   /** Peer-to-peer link between GPUs i and j, undefined for none. */
   peer?: (i: number, j: number) => LinkFigures | undefined;
+  /** Watts per state of a CPU worker and of a GPU worker (with its control thread's core). */
+  power?: { cpu: PowerFigures; gpu: PowerFigures; static: Quantity };
+}
+
+/** Watts per state of one worker (WorkerPower), as written in a platform file. */
+export interface PowerFigures {
+  computing: Quantity;
+  polling: Quantity;
+  blocked: Quantity;
+  controlThread?: Quantity;
 }
 
 /** Writes the platform file of a host ("ram") plus GPUs gpu0..gpu{K-1} machine. */
@@ -115,15 +125,26 @@ export function gpuMachine(m: MachineSpec): PlatformFile {
         memory: `gpu${i}`,
         rate: m.gpuRate,
         ...(m.gpuCodelets ? { codelets: { ...m.gpuCodelets } } : {}),
+        ...(m.power ? { power: { ...m.power.gpu } } : {}),
       })),
       ...(m.cpus > 0
-        ? [{ name: 'cpu', kind: 'cpu' as const, memory: 'ram', rate: m.cpuRate, count: m.cpus }]
+        ? [
+            {
+              name: 'cpu',
+              kind: 'cpu' as const,
+              memory: 'ram',
+              rate: m.cpuRate,
+              count: m.cpus,
+              ...(m.power ? { power: { ...m.power.cpu } } : {}),
+            },
+          ]
         : []),
     ],
     links,
     ...(pairs.length ? { buses: pairs.map((name) => ({ name, ...m.pairBus! })) } : {}),
     ...(m.hostBus ? { hostBus: { ...m.hostBus } } : {}),
     peerToPeer: m.peer !== undefined,
+    ...(m.power ? { staticPower: m.power.static } : {}),
   };
 }
 

@@ -12,9 +12,10 @@ import {
   gpuMachine,
   gpuMemNote,
   type LinkFigures,
+  type MachineSpec,
   type Preset,
 } from './machine.ts';
-import { parseSize } from './units.ts';
+import { parsePower, parseSize } from './units.ts';
 
 /** Builds the Preset object from its figures and a builder. */
 function preset(description: string, figures: readonly Figure[], build: Preset['build']): Preset {
@@ -310,8 +311,45 @@ const TSL = {
     'assumed: the S2050 connects 2 GPUs per PCIe 2.0 x16 host interface card (GPUs 0-1 on pcie-a, 2-3 on pcie-b), shared both ways',
   ),
   peer: fig('GPU <-> GPU copies', 'none', 'seed 002: copies go through host memory'),
+  coreComputing: fig('CPU core computing', '20W', 'Intel E5440 spec: 80 W TDP for 4 cores'),
+  corePolling: fig(
+    'CPU core polling (spinning)',
+    '18W',
+    'assumed: a busy-wait loop keeps the core at about 90% of its computing power',
+  ),
+  coreBlocked: fig('CPU core blocked', '4W', 'assumed: a blocked thread lets its core enter a C-state'),
+  gpuBusy: fig(
+    'GPU computing',
+    '200W',
+    'NVIDIA Tesla S2050 spec: 900 W typical for its 4 GPUs (225 W each, less enclosure fans)',
+  ),
+  gpuIdle: fig('GPU idle', '45W', 'assumed: an idle Fermi board at its lowest performance state'),
+  staticPower: fig(
+    'static power (host board, memory, disks, fans)',
+    '150W',
+    'assumed: not measured by the seed; a 2-socket server and the S2050 enclosure at rest',
+  ),
   ...FERMI,
 };
+
+/** Watts of a tsl worker per state: a CPU core, or a GPU plus its control thread's core. */
+function tslPower(): NonNullable<MachineSpec['power']> {
+  const w = (f: Figure) => parsePower(f.value);
+  const core = { computing: w(TSL.coreComputing), polling: w(TSL.corePolling), blocked: w(TSL.coreBlocked) };
+  const gpuBusy = w(TSL.gpuBusy);
+  const gpuIdle = w(TSL.gpuIdle);
+  return {
+    cpu: { ...core, controlThread: 0 },
+    gpu: {
+      // Computing: the GPU busy and its control thread spinning on it (saved by ea2).
+      computing: gpuBusy + core.polling,
+      polling: gpuIdle + core.polling,
+      blocked: gpuIdle + core.blocked,
+      controlThread: core.polling - core.blocked,
+    },
+    static: TSL.staticPower.value,
+  };
+}
 
 /** Seed 002's tsl: 2 x quad-core Xeon E5440 + Tesla S2050 (4 Fermi). */
 const tsl = preset(
@@ -335,6 +373,7 @@ const tsl = preset(
         toGpu: link(FERMI.pcie, FERMI.latency),
         toRam: link(FERMI.pcie, FERMI.latency),
         pairBus: { bandwidth: TSL.pairBus.value, latency: 0 }, // latency: counted once, on the per-GPU link
+        power: tslPower(),
       }),
     );
   },

@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import type { Link, MemoryNode, Platform, Worker } from '../core/platform.ts';
 import { LocusError, type WorkerKind } from '../core/types.ts';
-import { parseBandwidth, parseDuration, parseRate, parseSize } from './units.ts';
+import { parseBandwidth, parseDuration, parsePower, parseRate, parseSize } from './units.ts';
 
 export { platformToJson } from './to-json.ts';
 
@@ -38,6 +38,8 @@ export interface WorkerSpec {
   codelets?: Record<string, Quantity>;
   /** Number of identical workers (default 1: one worker named `name`). */
   count?: number;
+  /** Watts per state (seed 002's energy model); see WorkerPower. */
+  power?: { computing: Quantity; polling: Quantity; blocked: Quantity; controlThread?: Quantity };
 }
 
 /** A shared link that link routes can cross (`via`), such as one PCIe bus for two GPUs. */
@@ -86,6 +88,8 @@ export interface PlatformFile {
   hostBus?: { bandwidth: Quantity; latency?: Quantity };
   /** Whether GPUs copy to each other directly (default true); false drops GPU-to-GPU links. */
   peerToPeer?: boolean;
+  /** Watts the machine draws whatever its workers do ("150W"). */
+  staticPower?: Quantity;
 }
 
 /**
@@ -115,6 +119,7 @@ const name = z.string().min(1);
 const bandwidth = quantity(parseBandwidth);
 const latency = quantity(parseDuration).optional();
 const rate = quantity(parseRate);
+const power = quantity(parsePower);
 
 /** The zod schema of a platform file; unknown fields are errors (they are usually typos). */
 export const platformFileSchema = z.strictObject({
@@ -130,6 +135,9 @@ export const platformFileSchema = z.strictObject({
         rate,
         codelets: z.record(name, rate).optional(),
         count: z.int().min(1).optional(),
+        power: z
+          .strictObject({ computing: power, polling: power, blocked: power, controlThread: power.optional() })
+          .optional(),
       }),
     )
     .min(1),
@@ -149,6 +157,7 @@ export const platformFileSchema = z.strictObject({
   buses: z.array(z.strictObject({ name, bandwidth, latency })).default([]),
   hostBus: z.strictObject({ bandwidth, latency }).optional(),
   peerToPeer: z.boolean().default(true),
+  staticPower: power.optional(),
 });
 
 /** A validated platform file with its quantities in SI units. */
@@ -275,7 +284,14 @@ function compileParsed(spec: ParsedPlatformFile, source: string, defaultName: st
       if (prev !== undefined)
         fail(`workers[${i}].name`, `duplicate worker name '${workerName}' (also ${prev})`);
       workerIndex.set(workerName, `workers[${i}]`);
-      workers.push({ name: workerName, kind: w.kind, node, flops: w.rate, codeletFlops: { ...w.codelets } });
+      workers.push({
+        name: workerName,
+        kind: w.kind,
+        node,
+        flops: w.rate,
+        codeletFlops: { ...w.codelets },
+        ...(w.power ? { power: { ...w.power, controlThread: w.power.controlThread ?? 0 } } : {}),
+      });
     }
   });
 
@@ -354,5 +370,13 @@ function compileParsed(spec: ParsedPlatformFile, source: string, defaultName: st
     }
   });
 
-  return { name: spec.name ?? defaultName, nodes, homeNode, workers, links, routes };
+  return {
+    name: spec.name ?? defaultName,
+    nodes,
+    homeNode,
+    workers,
+    links,
+    routes,
+    ...(spec.staticPower !== undefined ? { staticPower: spec.staticPower } : {}),
+  };
 }

@@ -6,7 +6,7 @@
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
 import type { BusSpec, LinkSpec, PlatformFile, WorkerSpec } from './schema.ts';
-import { exactBandwidth, exactDuration, exactRate, exactSize } from './units.ts';
+import { exactBandwidth, exactDuration, exactPower, exactRate, exactSize } from './units.ts';
 
 /**
  * The workers of `p` as file entries; a run of identical workers named x0, x1, ... x{K-1}
@@ -16,7 +16,7 @@ function workerSpecs(p: Platform): WorkerSpec[] {
   const specs: WorkerSpec[] = [];
   const key = (i: number) => {
     const w = p.workers[i]!;
-    return JSON.stringify([w.kind, w.node, w.flops, w.codeletFlops]);
+    return JSON.stringify([w.kind, w.node, w.flops, w.codeletFlops, w.power]);
   };
   for (let i = 0; i < p.workers.length; ) {
     const w = p.workers[i]!;
@@ -40,6 +40,16 @@ function workerSpecs(p: Platform): WorkerSpec[] {
         ? { codelets: Object.fromEntries(codelets.map(([c, r]) => [c, exactRate(r)])) }
         : {}),
       ...(k > 1 ? { count: k } : {}),
+      ...(w.power
+        ? {
+            power: {
+              computing: exactPower(w.power.computing),
+              polling: exactPower(w.power.polling),
+              blocked: exactPower(w.power.blocked),
+              controlThread: exactPower(w.power.controlThread),
+            },
+          }
+        : {}),
     });
     i += k;
   }
@@ -160,6 +170,7 @@ export function platformToJson(p: Platform): string {
     ...(buses.length ? { buses } : {}),
     ...(hostBus >= 0 ? { hostBus: figures(hostBus) } : {}),
     peerToPeer,
+    ...(p.staticPower !== undefined ? { staticPower: exactPower(p.staticPower) } : {}),
   };
   return writeFile(file);
 }

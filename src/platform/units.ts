@@ -263,3 +263,27 @@ export function exactRate(n: number): string | number {
   ];
   return exact(n, units, (v) => parseRate(v));
 }
+
+/** Example values printed by the power parser's errors. */
+export const POWER_EXAMPLES = '225W, 1.2kW or 40';
+
+/** Parses a power into watts: a number of watts or a string with unit W, kW or mW ("225W"). */
+export function parsePower(value: unknown, label?: string): number {
+  return parseQuantity(value, 'a power', POWER_EXAMPLES, label, true, (n, unit) => {
+    const f: Record<string, number> = { '': 1, w: 1, kw: 1e3, mw: 1e-3 };
+    return f[unit] === undefined ? undefined : n * f[unit]!;
+  });
+}
+
+/** A power as a lossless string for platform files ("225W"), or the plain number. */
+export function exactPower(n: number): string | number {
+  if (n === 0) return '0W';
+  return exact(
+    n,
+    [
+      ['kW', 1e3],
+      ['W', 1],
+    ],
+    (v) => parsePower(v),
+  );
+}

@@ -10,6 +10,7 @@ import type { EvictionPolicy, Scheduler } from '../core/policy.ts';
 import { createEviction } from '../evict/index.ts';
 import { createScheduler, type SchedulerOptions } from '../sched/index.ts';
 import { ChromeTrace } from '../trace/chrome.ts';
+import { EnergyMeter, type IdlePolicy } from '../trace/energy.ts';
 import { buildReport, type RunReport } from '../trace/report.ts';
 import { RunStats } from '../trace/stats.ts';
 import { Simulator } from './simulator.ts';
@@ -48,6 +49,10 @@ export interface SimulateOptions {
   cpuPipeline?: number;
   /** Coherence policies (seed 004's runtime versions); default write-back, replicas kept. */
   coherence?: CoherenceOptions;
+  /** Seed 002's idle policy (energy model and ea1's wake-ups; default poll). */
+  idle?: IdlePolicy;
+  /** ea1's wake-up latency in seconds (default 50 us). */
+  wakeLatency?: number;
   /** Write modified data home at the end (default true; false stops at the last task). */
   flushAtEnd?: boolean;
   /** Tasks a GPU worker pops ahead of its pipeline, their inputs prefetched (default 4). */
@@ -66,6 +71,14 @@ export interface SimulateResult {
   report: RunReport;
   /** The Chrome trace, when requested. */
   trace?: ChromeTrace;
+}
+
+/** ea1's wake-up latency when none is given: a semaphore post and a thread switch (assumed). */
+export const DEFAULT_WAKE_LATENCY = 50e-6;
+
+/** The name of an idle policy: poll, ea1, ea2 or ea1+ea2. */
+export function idlePolicyName(p: IdlePolicy): string {
+  return p.ea1 && p.ea2 ? 'ea1+ea2' : p.ea1 ? 'ea1' : p.ea2 ? 'ea2' : 'poll';
 }
 
 /** Simulates the graph to completion and reports. */
@@ -93,12 +106,18 @@ export function simulate(o: SimulateOptions): SimulateResult {
     streams: o.streams,
     coherence: o.coherence,
     flushAtEnd: o.flushAtEnd,
+    wakeLatency: o.idle?.ea1 ? (o.wakeLatency ?? DEFAULT_WAKE_LATENCY) : 0,
   });
   const stats = new RunStats(sim.engine);
   sim.engine.observe(stats);
   const trace = o.trace ? new ChromeTrace(sim.engine) : undefined;
   if (trace) sim.engine.observe(trace);
+  const idle = o.idle ?? { ea1: false, ea2: false };
+  const meter = EnergyMeter.applies(sim.engine) ? new EnergyMeter(sim.engine, idle) : undefined;
+  if (meter) sim.engine.observe(meter);
   const r = sim.run();
+  const energy = meter?.report(Math.max(r.makespanS, r.endS));
+  if (trace && meter) trace.addPowerStates(meter.changes);
   const report = buildReport(sim.engine, stats, {
     mode: 'simulated',
     workload: o.workload ?? `${o.graph.taskCount} tasks`,
@@ -107,6 +126,7 @@ export function simulate(o: SimulateOptions): SimulateResult {
     endS: r.endS,
     wallS: (performance.now() - t0) / 1000,
     schedulingS: r.schedulingS,
+    ...(energy ? { energy: { ...energy, policy: idlePolicyName(idle) } } : {}),
   });
   return { report, trace };
 }

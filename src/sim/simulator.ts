@@ -29,6 +29,12 @@ export interface SimOptions extends EngineOptions {
   /** Charge scheduling decisions' wall-clock cost to the workers (see simulate()). */
   chargeScheduling?: boolean;
   /**
+   * Idle policy ea1 (seed 002): threads with no ready task block and pay `wakeLatency`
+   * (seconds) when work arrives: a task that starts after an idle gap on its worker starts
+   * that much later.
+   */
+  wakeLatency?: number;
+  /**
    * Copies in flight at once between a given pair of nodes (default 1: StarPU issues a
    * device's transfers on one CUDA stream per direction, so they run one after the other;
    * Infinity lets every copy start at once and share bandwidth).
@@ -67,6 +73,9 @@ export class Simulator {
   private readonly streams: number;
   private readonly active: Int32Array;
   private readonly waiting: number[][];
+  private readonly wakeLatency: number;
+  /** End of each worker's last task (for ea1's wake-ups). */
+  private readonly lastEnd: Float64Array;
 
   constructor(options: SimOptions) {
     this.options = options;
@@ -85,6 +94,9 @@ export class Simulator {
     // Latency of each direct route (sum over its links), -1 where there is none.
     this.latency = new Float64Array(this.nodes * this.nodes).fill(-1);
     this.streams = options.streams ?? 1;
+    this.wakeLatency = options.wakeLatency ?? 0;
+    if (!(this.wakeLatency >= 0)) throw new LocusError(`wake latency must be >= 0 (got ${this.wakeLatency})`);
+    this.lastEnd = new Float64Array(options.platform.workers.length).fill(-1);
     if (!(this.streams >= 1)) throw new LocusError(`streams must be at least 1 (got ${this.streams})`);
     this.active = new Int32Array(this.nodes * this.nodes);
     this.waiting = Array.from({ length: this.nodes * this.nodes }, () => []);
@@ -189,6 +201,9 @@ export class Simulator {
         let d = this.options.model.taskDuration(this.options.graph, task, w);
         if (this.noise > 0) d *= 1 + this.noise * (2 * (this.noiseRng.int(1 << 30) / (1 << 30)) - 1);
         if (this.debt) d += this.debt.take(w);
+        // ea1: the worker blocked while it had nothing to do; waking it up takes a while.
+        if (this.wakeLatency > 0 && this.now > this.lastEnd[w]!) d += this.wakeLatency;
+        this.lastEnd[w] = this.now + d;
         this.heap.push(this.now + d, EV_TASK_END, task);
       } else if (op === Cmd.TRANSFER) {
         const id = as[i]!;

@@ -19,6 +19,7 @@ interface TraceEvent {
 const WORKERS_PID = 1;
 const TRANSFERS_PID = 2;
 const MEMORY_PID = 3;
+const POWER_PID = 4;
 
 /** Records a run and serialises it as Chrome trace JSON. */
 export class ChromeTrace implements EngineObserver {
@@ -109,6 +110,24 @@ export class ChromeTrace implements EngineObserver {
     });
   }
 
+  /**
+   * Adds one counter track per worker with its power state in watts (the energy meter's
+   * changes: [time s, worker, watts]).
+   */
+  addPowerStates(changes: readonly (readonly [number, number, number])[]): void {
+    const workers = this.engine.platform.workers;
+    for (const [t, w, watts] of changes) {
+      this.events.push({
+        name: `power ${workers[w]!.name}`,
+        ph: 'C',
+        ts: t * 1e6,
+        pid: POWER_PID,
+        tid: w,
+        args: { W: watts },
+      });
+    }
+  }
+
   /** The trace as a JSON object ({ traceEvents, displayTimeUnit }). */
   toJSON(): { traceEvents: TraceEvent[]; displayTimeUnit: string } {
     const p = this.engine.platform;
@@ -123,6 +142,7 @@ export class ChromeTrace implements EngineObserver {
         args: { name: 'transfers (by destination)' },
       },
       { name: 'process_name', ph: 'M', ts: 0, pid: MEMORY_PID, tid: 0, args: { name: 'memory' } },
+      { name: 'process_name', ph: 'M', ts: 0, pid: POWER_PID, tid: 0, args: { name: 'power (W)' } },
     ];
     p.workers.forEach((w, i) => {
       meta.push({ name: 'thread_name', ph: 'M', ts: 0, pid: WORKERS_PID, tid: i, args: { name: w.name } });

@@ -78,6 +78,14 @@ export interface RunReport {
    * stay on the same worker from one iteration to the next (seed 001's stencil); else null.
    */
   placementStability: number | null;
+  /** Energy in joules (seed 002's model; simulated runs on platforms with power figures), else null. */
+  energyJ: number | null;
+  /** Average power in watts, else null. */
+  averagePowerW: number | null;
+  /** Energy-delay product in joule-seconds, else null. */
+  edpJs: number | null;
+  /** The idle policy the energy assumes: poll, ea1, ea2 or ea1+ea2 (null without energy). */
+  idlePolicy: string | null;
 }
 
 /** Context of a run that the statistics do not know. */
@@ -90,6 +98,8 @@ export interface ReportContext {
   wallS: number;
   /** Seconds spent in scheduler calls, when measured. */
   schedulingS?: number;
+  /** The run's energy, when measured, and the idle policy it assumes. */
+  energy?: { energyJ: number; averagePowerW: number; edpJs: number; policy: string };
 }
 
 /** Builds the report of a finished run. */
@@ -157,5 +167,9 @@ export function buildReport(engine: Engine, stats: RunStats, ctx: ReportContext)
     wallS: ctx.wallS,
     schedulingS: ctx.schedulingS ?? 0,
     placementStability: stats.placementStability(),
+    energyJ: ctx.energy?.energyJ ?? null,
+    averagePowerW: ctx.energy?.averagePowerW ?? null,
+    edpJs: ctx.energy?.edpJs ?? null,
+    idlePolicy: ctx.energy?.policy ?? null,
   };
 }
