@@ -528,7 +528,7 @@ describe('random', () => {
 
 describe('registry and parameter validation', () => {
   test('every generator is registered under its name with the expected codelets', () => {
-    assert.deepEqual(Object.keys(WORKLOADS), ['matmul2d', 'gemm', 'cholesky', 'lu', 'stencil', 'random']);
+    assert.deepEqual(Object.keys(WORKLOADS), ['matmul2d', 'gemm', 'cholesky', 'lu', 'lupp', 'stencil', 'random']);
     const allowed = new Set(['gemm', 'potrf', 'trsm', 'syrk', 'getrf', 'stencil', 'halo', 'random']);
     for (const [name, gen] of Object.entries(WORKLOADS)) {
       assert.equal(gen.name, name);
@@ -558,7 +558,7 @@ describe('registry and parameter validation', () => {
   test('unknown workload', () => {
     throwsLocus(
       () => generateWorkload('qr', {}),
-      "unknown workload 'qr': use one of matmul2d, gemm, cholesky, lu, stencil, random",
+      "unknown workload 'qr': use one of matmul2d, gemm, cholesky, lu, lupp, stencil, random",
     );
     throwsLocus(() => generateWorkload('toString', {}), /unknown workload 'toString'/);
   });

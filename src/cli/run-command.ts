@@ -22,6 +22,7 @@ const WORKLOAD_OPTIONS: Record<string, readonly (keyof RunOptions)[]> = {
   gemm: ['tiles', 'tileSize', 'precision'],
   cholesky: ['tiles', 'tileSize', 'precision', 'order'],
   lu: ['tiles', 'tileSize', 'precision'],
+  lupp: ['tiles', 'tileSize', 'precision'],
   stencil: ['tiles', 'tileSize', 'inner', 'precision', 'iterations'],
   random: ['tasks', 'data', 'degree', 'tileSize', 'precision'],
 };

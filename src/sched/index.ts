@@ -7,6 +7,7 @@ import { EagerScheduler } from './eager.ts';
 import type { SchedulerEntry, SchedulerOptions } from './options.ts';
 import { RandomScheduler } from './random.ts';
 import { StaticScheduler } from './static.ts';
+import { SuperMatrixScheduler } from './supermatrix.ts';
 
 export type { SchedulerEntry, SchedulerOptions } from './options.ts';
 
@@ -21,6 +22,15 @@ export const SCHEDULERS: Record<string, SchedulerEntry> = {
     description:
       "owner-computes: each task on the GPU owning the block it writes (seed 004's 2-D cyclic mapping, --mapping) or its stencil block (seed 001)",
     create: (o) => new StaticScheduler(o),
+  },
+  supermatrix: {
+    description:
+      "SuperMatrix (seed 002): critical-path tasks to the fastest resource's priority queue, the others to one shared queue",
+    create: () => new SuperMatrixScheduler(true),
+  },
+  'supermatrix-noprio': {
+    description: 'SuperMatrix without priority queues: one shared FIFO queue (seed 002 baseline)',
+    create: () => new SuperMatrixScheduler(false),
   },
   ...DM_SCHEDULERS,
   ...DARTS_SCHEDULERS,

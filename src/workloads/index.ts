@@ -5,6 +5,7 @@ import { LocusError } from '../core/types.ts';
 import { choleskyGenerator } from './cholesky.ts';
 import { gemmGenerator } from './gemm.ts';
 import { luGenerator } from './lu.ts';
+import { luppGenerator } from './lupp.ts';
 import { matmul2dGenerator } from './matmul2d.ts';
 import { randomGenerator } from './random.ts';
 import { stencilGenerator } from './stencil.ts';
@@ -18,6 +19,7 @@ export const WORKLOADS: Record<string, WorkloadGenerator> = {
   gemm: gemmGenerator,
   cholesky: choleskyGenerator,
   lu: luGenerator,
+  lupp: luppGenerator,
   stencil: stencilGenerator,
   random: randomGenerator,
 };
