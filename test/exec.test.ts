@@ -8,6 +8,7 @@ import { EVICTION_POLICIES } from '../src/evict/index.ts';
 import { runCholesky } from '../src/exec/apps/cholesky.ts';
 import { runGemm } from '../src/exec/apps/gemm.ts';
 import { runLu } from '../src/exec/apps/lu.ts';
+import { runLupp } from '../src/exec/apps/lupp.ts';
 import { type Data, type Mode, Runtime, TaskFailedError } from '../src/exec/runtime.ts';
 import { SCHEDULERS } from '../src/sched/index.ts';
 import { checksum } from './helpers/kernels.ts';
@@ -75,6 +76,17 @@ describe('real driver: tiled factorizations equal the sequential run', { timeout
     assert.equal(r.residual, 0);
     assert.ok(r.report.loads > 0 && r.report.evictions > 0, JSON.stringify(r.report.nodes));
     for (const n of r.report.nodes.slice(1)) assert.ok(n.peakBytes <= 4 * TILE_BYTES);
+  });
+
+  test('LU with partial pivoting: P A = L U to 1e-12, equal to the sequential run', async () => {
+    for (const platform of Object.keys(platforms)) {
+      for (const sched of ['eager', 'dmdar', 'random', 'supermatrix']) {
+        runtimes[platform]!.setPolicies(sched, 'lru');
+        const r = await runLupp({ tiles: 5, tileSize: TILE, check: true, runtime: runtimes[platform] });
+        assert.equal(r.residual, 0, `${platform} ${sched}`);
+        assert.ok(r.backwardError! < 1e-12, `${platform} ${sched}: ${r.backwardError}`);
+      }
+    }
   });
 
   test('single precision', async () => {

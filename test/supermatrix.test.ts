@@ -40,8 +40,10 @@ describe('supermatrix', () => {
 
   test('lupp: the graph of seed 002 (panel, interchanges + trsm per column, gemm)', () => {
     const wl = generateWorkload('lupp', { tiles: 3 });
-    assert.equal(wl.graph.taskCount, 3 + 3 + 5); // panels 3, swap+trsm 2 + 1, gemm 4 + 1
-    assert.deepEqual(wl.graph.accesses(0).length, 3); // the whole first column
+    // panels 3, swap+trsm 2 + 1, gemm 4 + 1, interchanges on L: 2 + 1
+    assert.equal(wl.graph.taskCount, 3 + 3 + 5 + 3);
+    assert.deepEqual(wl.graph.accesses(0).length, 4); // the pivots and the whole first column
+    assert.equal(wl.graph.taskNames[13], 'LASWP(2,1)');
     assert.equal(wl.graph.taskNames[1], 'LASWP_TRSM(0,1)');
   });
 

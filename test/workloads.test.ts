@@ -528,8 +528,16 @@ describe('random', () => {
 
 describe('registry and parameter validation', () => {
   test('every generator is registered under its name with the expected codelets', () => {
-    assert.deepEqual(Object.keys(WORKLOADS), ['matmul2d', 'gemm', 'cholesky', 'lu', 'lupp', 'stencil', 'random']);
-    const allowed = new Set(['gemm', 'potrf', 'trsm', 'syrk', 'getrf', 'stencil', 'halo', 'random']);
+    assert.deepEqual(Object.keys(WORKLOADS), [
+      'matmul2d',
+      'gemm',
+      'cholesky',
+      'lu',
+      'lupp',
+      'stencil',
+      'random',
+    ]);
+    const allowed = new Set(['gemm', 'potrf', 'trsm', 'syrk', 'getrf', 'laswp', 'stencil', 'halo', 'random']);
     for (const [name, gen] of Object.entries(WORKLOADS)) {
       assert.equal(gen.name, name);
       const w = generateWorkload(name, {

@@ -250,6 +250,8 @@ export class Engine implements SchedContext, EvictionContext {
   private readonly lookahead: Int32Array;
   private readonly buffer: IntQueue[];
   private readonly anyLookahead: boolean;
+  /** Per replica slot: buffered tasks of that node that read the handle. */
+  private bufNeed = new Int32Array(0);
   private bufferNeeded = false;
   private readonly workerNode: Int32Array;
   private readonly kindMask: Uint8Array;
@@ -582,6 +584,11 @@ export class Engine implements SchedContext, EvictionContext {
     return this.finished;
   }
 
+  /** Transfers in flight (debug). */
+  get inFlightCount(): number {
+    return this.inFlight;
+  }
+
   /** Number of tasks finished so far. */
   get finishedTasks(): number {
     return this.tasksDone;
@@ -708,6 +715,7 @@ export class Engine implements SchedContext, EvictionContext {
     const nh = g.handleCount;
     const slots = nh * this.nNodes;
     this.taskTotal = nt;
+    this.bufNeed = new Int32Array(slots);
     this.taskState = new Uint8Array(nt).fill(TASK_PENDING);
     this.predLeft = g.predCount.data.slice(0, nt);
     this.taskWorker = new Int32Array(nt).fill(-1);
@@ -825,6 +833,18 @@ export class Engine implements SchedContext, EvictionContext {
     } while (this.dispatchNeeded || this.anyNodeDirty);
   }
 
+  /**
+   * What a lookahead prefetch on node n may evict: not data another buffered task of the node
+   * reads (two buffered tasks would otherwise take each other's inputs back and forth), and
+   * only what the scheduler's filter allows.
+   */
+  private bufferFilter(n: number): (handle: number) => boolean {
+    const sched = this.scheduler.evictionFilter?.(n);
+    const need = this.bufNeed;
+    const nn = this.nNodes;
+    return sched ? (h) => need[h * nn + n] === 0 && sched(h) : (h) => need[h * nn + n] === 0;
+  }
+
   /** Tops up every worker's lookahead buffer and retries the prefetches it still lacks. */
   private fillBuffers(): void {
     const g = this.graph;
@@ -834,7 +854,7 @@ export class Engine implements SchedContext, EvictionContext {
       const n = this.workerNode[w]!;
       for (let i = 0; i < buffer.length && this.reqTask[n]!.length === 0; i++) {
         const t = buffer.at(i);
-        const allow = this.scheduler.evictionFilter?.(n);
+        const allow = this.bufferFilter(n);
         for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
           if (g.accessMode.data[a]! & AccessMode.R) this.prefetch(g.accessHandle.data[a]!, n, true, allow);
         }
@@ -855,9 +875,14 @@ export class Engine implements SchedContext, EvictionContext {
     this.buffer[worker]!.push(task);
     const g = this.graph;
     const n = this.workerNode[worker]!;
-    const allow = this.scheduler.evictionFilter?.(n);
+    const nn = this.nNodes;
+    // Earlier buffered tasks' inputs are protected first; this task's are counted after.
+    const allow = this.bufferFilter(n);
     for (let a = g.accessStart.data[task]!; a < g.accessStart.data[task + 1]!; a++) {
       if (g.accessMode.data[a]! & AccessMode.R) this.prefetch(g.accessHandle.data[a]!, n, true, allow);
+    }
+    for (let a = g.accessStart.data[task]!; a < g.accessStart.data[task + 1]!; a++) {
+      if (g.accessMode.data[a]! & AccessMode.R) this.bufNeed[g.accessHandle.data[a]! * nn + n]!++;
     }
   }
 
@@ -873,8 +898,15 @@ export class Engine implements SchedContext, EvictionContext {
   }
 
   private accept(task: number, worker: number): void {
-    if (this.taskState[task] !== TASK_BUFFERED) this.checkPopped(task, worker);
     const g = this.graph;
+    if (this.taskState[task] !== TASK_BUFFERED) {
+      this.checkPopped(task, worker);
+    } else {
+      const n = this.workerNode[worker]!;
+      for (let a = g.accessStart.data[task]!; a < g.accessStart.data[task + 1]!; a++) {
+        if (g.accessMode.data[a]! & AccessMode.R) this.bufNeed[g.accessHandle.data[a]! * this.nNodes + n]!--;
+      }
+    }
     this.taskState[task] = TASK_QUEUED;
     this.taskWorker[task] = worker;
     const slot = (this.pipeHead[worker]! + this.pipeLen[worker]!) % this.maxDepth;

@@ -8,6 +8,7 @@
  */
 import { gemm } from './gemm.ts';
 import { getrf } from './getrf.ts';
+import { laswp, panelGetrf } from './getrf-pivot.ts';
 import { potrf } from './potrf.ts';
 import { syrk } from './syrk.ts';
 import { trsmLeftLowerUnit, trsmRightLowerTrans, trsmRightUpper } from './trsm.ts';
@@ -59,4 +60,22 @@ export function gemmLuTask(data: Views, args: Float64Array): void {
 /** Matrix product step: [A_ik R, B_kj R, C_ij RW], C_ij += A_ik B_kj. */
 export function gemmTask(data: Views, args: Float64Array): void {
   gemm(t(data, 0), t(data, 1), t(data, 2), args[0]! | 0, false, false, 1, 1);
+}
+
+/** LU with pivoting, panel: [piv W, A_kk .. A_(N-1)k RW] (float64), pivots into piv. */
+export function panelTask(data: Views, args: Float64Array): void {
+  panelGetrf(data.slice(1) as Float64Array[], args[0]! | 0, data[0] as Int32Array);
+}
+
+/** Interchanges then panel-row TRSM: [piv R, A_kk R, A_kj .. A_(N-1)j RW], U_kj = L_kk^-1 A_kj. */
+export function laswpTrsmTask(data: Views, args: Float64Array): void {
+  const b = args[0]! | 0;
+  const column = data.slice(2) as Float64Array[];
+  laswp(column, b, data[0] as Int32Array);
+  trsmLeftLowerUnit(t(data, 1), column[0]!, b);
+}
+
+/** Interchanges of a column of L: [piv R, A_kj .. A_(N-1)j RW]. */
+export function laswpTask(data: Views, args: Float64Array): void {
+  laswp(data.slice(1) as Float64Array[], args[0]! | 0, data[0] as Int32Array);
 }

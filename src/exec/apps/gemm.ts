@@ -70,5 +70,6 @@ export async function runGemm(o: AppOptions): Promise<AppResult> {
 export const REAL_APPS = {
   cholesky: () => import('./cholesky.ts').then((m) => m.runCholesky),
   lu: () => import('./lu.ts').then((m) => m.runLu),
+  lupp: () => import('./lupp.ts').then((m) => m.runLupp),
   gemm: async () => runGemm,
 } as const;
