@@ -28,6 +28,41 @@ const link = (bandwidth: Figure, latency: Figure): LinkFigures => ({
   latency: latency.value,
 });
 
+/** The power figures of a machine: a CPU core and a GPU per state, and the static power. */
+interface PowerSet {
+  coreComputing: Figure;
+  corePolling: Figure;
+  coreBlocked: Figure;
+  gpuBusy: Figure;
+  gpuIdle: Figure;
+  staticPower: Figure;
+}
+
+/**
+ * Watts per state of a machine's workers (seed 002's model): a CPU worker is one core; a GPU
+ * worker is its GPU plus the core of its control thread, which spins on the GPU while it
+ * computes (saved by ea2) and spins or blocks while idle.
+ */
+function powerOf(f: PowerSet): NonNullable<MachineSpec['power']> {
+  const w = (x: Figure) => parsePower(x.value);
+  const core = { computing: w(f.coreComputing), polling: w(f.corePolling), blocked: w(f.coreBlocked) };
+  return {
+    cpu: { ...core, controlThread: 0 },
+    gpu: {
+      computing: w(f.gpuBusy) + core.polling,
+      polling: w(f.gpuIdle) + core.polling,
+      blocked: w(f.gpuIdle) + core.blocked,
+      controlThread: core.polling - core.blocked,
+    },
+    static: f.staticPower.value,
+  };
+}
+
+/** A core spinning in a busy-wait draws about 90% of its computing power (assumed). */
+const SPIN_NOTE = 'assumed: a busy-wait loop keeps the core at about 90% of its computing power';
+/** A blocked thread lets its core reach a C-state (assumed). */
+const BLOCKED_NOTE = 'assumed: a blocked thread lets its core reach a C-state, about a fifth of its power';
+
 // ---------------------------------------------------------------------------------------------
 // v100x2: seed 000's node, 8 Tesla V100 SXM2 32 GB with NVLink, of which the runs used 2.
 
@@ -42,6 +77,15 @@ export const DGX1V_NVLINK: readonly { nv1: readonly number[]; nv2: readonly numb
   { nv1: [2, 4], nv2: [5, 7] },
   { nv1: [3, 5], nv2: [4, 6] },
 ];
+
+const V100_POWER: PowerSet = {
+  coreComputing: fig('CPU core computing', '7.5W', 'assumed: a 20-core Skylake-SP at 150 W TDP'),
+  corePolling: fig('CPU core polling', '6.8W', SPIN_NOTE),
+  coreBlocked: fig('CPU core blocked', '1.5W', BLOCKED_NOTE),
+  gpuBusy: fig('GPU computing', '300W', 'NVIDIA Tesla V100 SXM2 spec: 300 W TDP'),
+  gpuIdle: fig('GPU idle', '40W', 'assumed: an idle V100 SXM2 at its lowest performance state'),
+  staticPower: fig('static power', '400W', 'assumed: a DGX-1V-class node at rest, GPUs and cores apart'),
+};
 
 const V100 = {
   gpus: fig('GPUs', 8, 'seed 000: a node with 8 Tesla V100 32 GB (NVLink); the runs used 2'),
@@ -115,7 +159,7 @@ const v100x2 = preset(
   "Seed 000's node: 8 Tesla V100 32 GB with NVLink (DGX-1V cube-mesh assumed), 2 used by default, each capped " +
     'at 500 MiB; host transfers 10.9 / 12.4 GB/s all crossing one shared 12.38 GB/s host link; no CPU workers ' +
     `by default (cpus adds Skylake-SP cores). ${gpuMemNote(parseSize(V100.physicalMem.value))}`,
-  Object.values(V100),
+  [...Object.values(V100), ...Object.values(V100_POWER)],
   (opts) => {
     const limits = { gpus: +V100.gpus.value, defaultGpus: +V100.defaultGpus.value, cores: +V100.cores.value };
     const o = checkOptions('v100x2', { ...limits, defaultCpus: () => +V100.defaultCpus.value }, opts);
@@ -127,6 +171,7 @@ const v100x2 = preset(
     return compilePreset(
       gpuMachine({
         name: 'v100x2',
+        power: powerOf(V100_POWER),
         ram: V100.ram.value,
         gpuMem: o.gpuMem ?? V100.gpuMem.value,
         gpus: o.gpus,
@@ -177,6 +222,15 @@ const GT200 = {
   ),
 };
 
+const HANNIBAL_POWER: PowerSet = {
+  coreComputing: fig('CPU core computing', '24W', 'Intel X5550 spec: 95 W TDP for 4 cores'),
+  corePolling: fig('CPU core polling', '21.6W', SPIN_NOTE),
+  coreBlocked: fig('CPU core blocked', '5W', BLOCKED_NOTE),
+  gpuBusy: fig('GPU computing', '189W', 'NVIDIA Quadro FX5800 spec: 189 W maximum'),
+  gpuIdle: fig('GPU idle', '60W', 'assumed: GT200 boards idle near a third of their maximum'),
+  staticPower: fig('static power', '150W', 'assumed: a 2-socket workstation at rest'),
+};
+
 const HANNIBAL = {
   gpus: fig('GPUs', 3, 'seed 001: 3 NVIDIA Quadro FX5800'),
   cores: fig('CPU cores', 8, 'seed 001: two quad-core Nehalem X5550 at 2.67 GHz'),
@@ -200,7 +254,7 @@ const hannibal = preset(
   "Seed 001's hannibal: two quad-core Nehalem X5550 (48 GB) and 3 Quadro FX5800 4 GB on PCIe 2.0, CUDA 3.0: " +
     'no peer-to-peer copies (staged through RAM); one core drives each GPU, so 5 CPU workers by default; ' +
     `single-precision rates. ${gpuMemNote(parseSize(GT200.mem.value))}`,
-  Object.values(HANNIBAL),
+  [...Object.values(HANNIBAL), ...Object.values(HANNIBAL_POWER)],
   (opts) => {
     const [gpus, cores] = [+HANNIBAL.gpus.value, +HANNIBAL.cores.value];
     const o = checkOptions(
@@ -211,6 +265,7 @@ const hannibal = preset(
     return compilePreset(
       gpuMachine({
         name: 'hannibal',
+        power: powerOf(HANNIBAL_POWER),
         ram: HANNIBAL.ram.value,
         gpuMem: o.gpuMem ?? GT200.mem.value,
         gpus: o.gpus,
@@ -224,6 +279,19 @@ const hannibal = preset(
     );
   },
 );
+
+const AC_POWER: PowerSet = {
+  coreComputing: fig(
+    'CPU core computing',
+    '24W',
+    'assumed: a dual-core Opteron at 2.4 GHz, about 95 W per socket',
+  ),
+  corePolling: fig('CPU core polling', '21.6W', SPIN_NOTE),
+  coreBlocked: fig('CPU core blocked', '5W', BLOCKED_NOTE),
+  gpuBusy: fig('GPU computing', '200W', 'NVIDIA Tesla S1070 spec: 800 W typical for its 4 GPUs'),
+  gpuIdle: fig('GPU idle', '50W', 'assumed: GT200 boards idle near a quarter of their typical power'),
+  staticPower: fig('static power', '120W', 'assumed: a 2-socket server at rest'),
+};
 
 const AC = {
   gpus: fig('GPUs', 4, 'seed 001: a Tesla S1070 holds 4 GT200 GPUs of 4 GB'),
@@ -252,7 +320,7 @@ const acNode = preset(
   "Seed 001's AC cluster node: two dual-core Opteron 2.4 GHz (8 GB) and a Tesla S1070 (4 GT200, 4 GB each); " +
     'each pair of GPUs shares one PCIe 2.0 x16 host link; no peer-to-peer copies; every core drives a GPU, so no ' +
     `CPU workers by default. ${gpuMemNote(parseSize(GT200.mem.value))}`,
-  Object.values(AC),
+  [...Object.values(AC), ...Object.values(AC_POWER)],
   (opts) => {
     const [gpus, cores] = [+AC.gpus.value, +AC.cores.value];
     const defaultCpus = (g: number) => Math.max(0, cores - g);
@@ -260,6 +328,7 @@ const acNode = preset(
     return compilePreset(
       gpuMachine({
         name: 'ac-node',
+        power: powerOf(AC_POWER),
         ram: AC.ram.value,
         gpuMem: o.gpuMem ?? GT200.mem.value,
         gpus: o.gpus,
@@ -332,25 +401,6 @@ const TSL = {
   ...FERMI,
 };
 
-/** Watts of a tsl worker per state: a CPU core, or a GPU plus its control thread's core. */
-function tslPower(): NonNullable<MachineSpec['power']> {
-  const w = (f: Figure) => parsePower(f.value);
-  const core = { computing: w(TSL.coreComputing), polling: w(TSL.corePolling), blocked: w(TSL.coreBlocked) };
-  const gpuBusy = w(TSL.gpuBusy);
-  const gpuIdle = w(TSL.gpuIdle);
-  return {
-    cpu: { ...core, controlThread: 0 },
-    gpu: {
-      // Computing: the GPU busy and its control thread spinning on it (saved by ea2).
-      computing: gpuBusy + core.polling,
-      polling: gpuIdle + core.polling,
-      blocked: gpuIdle + core.blocked,
-      controlThread: core.polling - core.blocked,
-    },
-    static: TSL.staticPower.value,
-  };
-}
-
 /** Seed 002's tsl: 2 x quad-core Xeon E5440 + Tesla S2050 (4 Fermi). */
 const tsl = preset(
   "Seed 002's machine: two quad-core Xeon E5440 (16 GB) and a Tesla S2050 (4 Fermi, 3 GB each); GPUs 0-1 and " +
@@ -373,11 +423,20 @@ const tsl = preset(
         toGpu: link(FERMI.pcie, FERMI.latency),
         toRam: link(FERMI.pcie, FERMI.latency),
         pairBus: { bandwidth: TSL.pairBus.value, latency: 0 }, // latency: counted once, on the per-GPU link
-        power: tslPower(),
+        power: powerOf(TSL),
       }),
     );
   },
 );
+
+const MIRAGE_POWER: PowerSet = {
+  coreComputing: fig('CPU core computing', '16W', 'Intel X5650 spec: 95 W TDP for 6 cores'),
+  corePolling: fig('CPU core polling', '14.4W', SPIN_NOTE),
+  coreBlocked: fig('CPU core blocked', '3W', BLOCKED_NOTE),
+  gpuBusy: fig('GPU computing', '225W', 'NVIDIA Tesla M2070 spec: 225 W'),
+  gpuIdle: fig('GPU idle', '45W', 'assumed: an idle Fermi board at its lowest performance state'),
+  staticPower: fig('static power', '150W', 'assumed: a 2-socket server at rest'),
+};
 
 const MIRAGE = {
   gpus: fig('GPUs', 3, 'assumed: a mirage-like node with 3 Tesla M2070'),
@@ -404,7 +463,7 @@ const cpuGpu = preset(
   'A generic mirage-like node: two 6-core Westmere X5650 and 3 Tesla M2070 (6 GB) on PCIe 2.0, no shared ' +
     'host link, no peer-to-peer copies; one core per GPU, so 9 CPU workers by default; double-precision rates. ' +
     gpuMemNote(parseSize(MIRAGE.mem.value)),
-  Object.values(MIRAGE),
+  [...Object.values(MIRAGE), ...Object.values(MIRAGE_POWER)],
   (opts) => {
     const [gpus, cores] = [+MIRAGE.gpus.value, +MIRAGE.cores.value];
     const o = checkOptions(
@@ -415,6 +474,7 @@ const cpuGpu = preset(
     return compilePreset(
       gpuMachine({
         name: 'cpu+gpu',
+        power: powerOf(MIRAGE_POWER),
         ram: MIRAGE.ram.value,
         gpuMem: o.gpuMem ?? MIRAGE.mem.value,
         gpus: o.gpus,
