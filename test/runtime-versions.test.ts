@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { resolvePlatform } from '../src/platform/presets.ts';
 import { handleOwnerNodes, parseMapping } from '../src/sched/mapping.ts';
-import { runtimeVersion } from '../src/sched/runtime-versions.ts';
+import { parseCoherence, runtimeVersion } from '../src/sched/runtime-versions.ts';
 import { simulate } from '../src/sim/simulate.ts';
 import { generateWorkload } from '../src/workloads/index.ts';
 import { prefixGraph } from '../src/workloads/prefix.ts';
@@ -154,4 +154,15 @@ describe("seed 004's runtime versions: exact block transfers, 4 x 4-block Choles
       assert.deepEqual(engine(v), complete[v]);
     });
   }
+});
+
+describe('--coherence: the policies one by one', () => {
+  test('the versions as combinations, and a one-line cache', () => {
+    const owners = new Int32Array(3);
+    assert.deepEqual(parseCoherence('write-through,free=all', owners), runtimeVersion('v1', owners));
+    assert.deepEqual(parseCoherence('write-through,free=aliens', owners), runtimeVersion('v2', owners));
+    assert.deepEqual(parseCoherence('write-through,cache=2', owners), runtimeVersion('v3', owners, 2));
+    assert.throws(() => parseCoherence('free=all', owners), /free=aliens or free=all needs write-through/);
+    assert.throws(() => parseCoherence('write-thru', owners), /unknown part 'write-thru'/);
+  });
 });

@@ -76,6 +76,10 @@ export function buildProgram(): Command {
     .option('--check', 'real: compare the result with a sequential run (prints the relative difference)')
     .option('--throttle', "real: hold copies to emulated devices to the platform's link speed")
     .option('--runtime <version>', "static: seed 004's runtime v1, v2, v3 or v4 (coherence presets)")
+    .option(
+      '--coherence <list>',
+      'static: write-through|write-back, free=none|aliens|all, cache=N (comma-separated; instead of --runtime)',
+    )
     .option('--mapping <kind>', 'static: blocks to GPUs: 2d, 2d:PxQ, rows, cols or a .json grid (default 2d)')
     .option('--cache-lines <n>', 'v3, v4: alien blocks each GPU caches (LRU; default unlimited)', naturalInt)
     .option('--serial', 'run tasks one at a time in submission order')

@@ -28,6 +28,7 @@ const SIM_ONLY: [keyof RunOptions, string][] = [
   ['data', '--data'],
   ['degree', '--degree'],
   ['runtime', '--runtime'],
+  ['coherence', '--coherence'],
   ['mapping', '--mapping'],
   ['cacheLines', '--cache-lines'],
   ['serial', '--serial'],

@@ -8,7 +8,7 @@ import { LocusError } from '../core/types.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parsePolicySpec } from '../report/policy-spec.ts';
 import { type BlockMapping, handleOwnerNodes, parseMapping } from '../sched/mapping.ts';
-import { runtimeVersion } from '../sched/runtime-versions.ts';
+import { parseCoherence, runtimeVersion } from '../sched/runtime-versions.ts';
 import { simulate } from '../sim/simulate.ts';
 import { parseIdlePolicy } from '../trace/energy.ts';
 import { generateWorkload } from '../workloads/index.ts';
@@ -80,6 +80,7 @@ export interface RunOptions extends SimulationFlags {
   check?: boolean;
   order?: string;
   runtime?: string;
+  coherence?: string;
   mapping?: string;
   cacheLines?: number;
   serial?: boolean;
@@ -202,10 +203,14 @@ function ownerComputes(
   for (const [given, flag] of [
     [o.mapping, '--mapping'],
     [o.runtime, '--runtime'],
+    [o.coherence, '--coherence'],
   ] as const) {
     if (given !== undefined && !isStatic) {
       throw new LocusError(`${flag} applies to --sched static (owner-computes), not ${scheduler}`);
     }
+  }
+  if (o.runtime !== undefined && o.coherence !== undefined) {
+    throw new LocusError('--runtime and --coherence both set the coherence policies: give one');
   }
   if (o.cacheLines !== undefined && o.runtime !== 'v3' && o.runtime !== 'v4') {
     throw new LocusError(
@@ -215,9 +220,9 @@ function ownerComputes(
   if (!isStatic) return {};
   const gpus = platform.workers.filter((w) => w.kind === 'gpu').length;
   const mapping = gpus > 0 ? parseMapping(o.mapping ?? '2d', gpus) : undefined;
-  if (o.runtime === undefined || mapping === undefined) return { mapping };
-  return {
-    mapping,
-    coherence: runtimeVersion(o.runtime, handleOwnerNodes(graph, platform, mapping), o.cacheLines),
-  };
+  if (mapping === undefined) return {};
+  const owners = () => handleOwnerNodes(graph, platform, mapping);
+  if (o.coherence !== undefined) return { mapping, coherence: parseCoherence(o.coherence, owners()) };
+  if (o.runtime === undefined) return { mapping };
+  return { mapping, coherence: runtimeVersion(o.runtime, owners(), o.cacheLines) };
 }

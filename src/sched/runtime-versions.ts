@@ -42,3 +42,33 @@ export function runtimeVersion(v: string, owners: Int32Array, cacheLines?: numbe
       throw new LocusError(`--runtime must be one of ${RUNTIME_VERSIONS.join(', ')} (got '${v}')`);
   }
 }
+
+/**
+ * Coherence options from `--coherence`, for combinations the four versions do not name: a
+ * comma-separated list of `write-through` or `write-back` (the default), `free=none|aliens|all`
+ * (operands freed after each task), `cache=N` (alien cache lines, LRU). Write-invalidate is
+ * always on: a writer invalidates every other copy (MSI).
+ */
+export function parseCoherence(spec: string, owners: Int32Array): CoherenceOptions {
+  const out: { writeThrough?: boolean; freeAfterTask?: 'none' | 'aliens' | 'all'; alienCacheLines?: number } =
+    {};
+  for (const part of spec.split(',').map((p) => p.trim())) {
+    const cache = /^cache=(\d+)$/.exec(part);
+    const free = /^free=(none|aliens|all)$/.exec(part);
+    if (part === 'write-through') out.writeThrough = true;
+    else if (part === 'write-back') out.writeThrough = false;
+    else if (free) out.freeAfterTask = free[1] as 'none' | 'aliens' | 'all';
+    else if (cache) out.alienCacheLines = Number(cache[1]);
+    else {
+      throw new LocusError(
+        `--coherence: unknown part '${part}'; use write-through or write-back, free=none|aliens|all, cache=N (comma-separated)`,
+      );
+    }
+  }
+  if (out.freeAfterTask !== undefined && out.freeAfterTask !== 'none' && !out.writeThrough) {
+    throw new LocusError(
+      '--coherence: free=aliens or free=all needs write-through (a freed block must be home first)',
+    );
+  }
+  return { ...out, owners };
+}
