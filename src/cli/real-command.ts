@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
 import { LocusError } from '../core/types.ts';
 import type { AppResult } from '../exec/apps/common.ts';
-import { REAL_APPS } from '../exec/apps/gemm.ts';
+import { REAL_APPS } from '../exec/apps/index.ts';
 import { TaskFailedError } from '../exec/runtime.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parsePolicySpec } from '../report/policy-spec.ts';

@@ -7,7 +7,6 @@
 import { cloneTiles, spdMatrixTiles } from '../../kernels/generate.ts';
 import { tiledCholesky } from '../../kernels/reference.ts';
 import { choleskyResidual, relativeDifference } from '../../kernels/residual.ts';
-import type { Runtime } from '../runtime.ts';
 import {
   type AppOptions,
   type AppResult,
@@ -15,6 +14,7 @@ import {
   checkAppSizes,
   FLOPS,
   openRuntime,
+  registerTiles,
   tileCodelet,
 } from './common.ts';
 
@@ -32,12 +32,8 @@ export async function runCholesky(o: AppOptions): Promise<AppResult> {
     const trsm = tileCodelet(rt, 'trsm', 'trsmCholeskyTask', FLOPS.trsm);
     const syrk = tileCodelet(rt, 'syrk', 'syrkTask', FLOPS.syrk);
     const gemm = tileCodelet(rt, 'gemm', 'gemmCholeskyTask', FLOPS.gemm);
-    // Lower tiles only, registered row by row as the workload generator does.
-    const handle: ReturnType<Runtime['data']>[] = [];
-    for (let i = 0; i < nt; i++) {
-      for (let j = 0; j <= i; j++) handle[i + j * nt] = rt.data(tiles[i + j * nt]!, { name: `A[${i},${j}]` });
-    }
-    const at = (i: number, j: number) => handle[i + j * nt]!;
+    // Lower tiles only.
+    const at = registerTiles(rt, tiles, nt, 'A', (i, j) => j <= i);
     const args = [n];
     const dims = [n];
     for (let k = 0; k < nt; k++) {

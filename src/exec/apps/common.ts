@@ -6,7 +6,7 @@ import { LocusError } from '../../core/types.ts';
 import type { Tile } from '../../kernels/types.ts';
 import type { RunReport } from '../../trace/report.ts';
 import { GEMM, GETRF, POTRF, SYRK, TRSM } from '../../workloads/kernels.ts';
-import type { Codelet, Runtime, RuntimeOptions } from '../runtime.ts';
+import type { Codelet, Data, Runtime, RuntimeOptions } from '../runtime.ts';
 
 /** The kernel module the workers import. */
 export const TASKS_MODULE = new URL('../../kernels/tasks.ts', import.meta.url);
@@ -87,6 +87,27 @@ export async function openRuntime(o: AppOptions): Promise<{ rt: Runtime; owned: 
   if (o.runtime) return { rt: o.runtime, owned: false };
   const { Runtime } = await import('../runtime.ts');
   return { rt: await Runtime.create(o), owned: true };
+}
+
+/**
+ * Registers the tiles (tile (i, j) at tiles[i + j nt]) row by row, as the workload generators
+ * register their handles, those `keep` accepts (default all), named NAME[i,j]; returns the
+ * handle of tile (i, j).
+ */
+export function registerTiles(
+  rt: Runtime,
+  tiles: readonly Tile[],
+  nt: number,
+  name = 'A',
+  keep: (i: number, j: number) => boolean = () => true,
+): (i: number, j: number) => Data {
+  const handle: Data[] = [];
+  for (let i = 0; i < nt; i++) {
+    for (let j = 0; j < nt; j++) {
+      if (keep(i, j)) handle[i + j * nt] = rt.data(tiles[i + j * nt]!, { name: `${name}[${i},${j}]` });
+    }
+  }
+  return (i, j) => handle[i + j * nt]!;
 }
 
 /** Tiles of a result as the sequential check reads them. */

@@ -6,8 +6,15 @@
 import { cloneTiles, randomTile } from '../../kernels/generate.ts';
 import { tiledGemm } from '../../kernels/reference.ts';
 import { relativeDifference } from '../../kernels/residual.ts';
-import type { Runtime } from '../runtime.ts';
-import { type AppOptions, type AppResult, checkAppSizes, FLOPS, openRuntime, tileCodelet } from './common.ts';
+import {
+  type AppOptions,
+  type AppResult,
+  checkAppSizes,
+  FLOPS,
+  openRuntime,
+  registerTiles,
+  tileCodelet,
+} from './common.ts';
 
 /** Multiplies two random matrices of tiles x tiles tiles into a third; see AppOptions. */
 export async function runGemm(o: AppOptions): Promise<AppResult> {
@@ -25,17 +32,9 @@ export async function runGemm(o: AppOptions): Promise<AppResult> {
   const { rt, owned } = await openRuntime(o);
   try {
     const gemm = tileCodelet(rt, 'gemm', 'gemmTask', FLOPS.gemm);
-    const reg = (tiles: typeof a, name: string) => {
-      const out: ReturnType<Runtime['data']>[] = [];
-      for (let i = 0; i < nt; i++) {
-        for (let j = 0; j < nt; j++)
-          out[i + j * nt] = rt.data(tiles[i + j * nt]!, { name: `${name}[${i},${j}]` });
-      }
-      return out;
-    };
-    const ha = reg(a, 'A');
-    const hb = reg(b, 'B');
-    const hc = reg(c, 'C');
+    const ha = registerTiles(rt, a, nt, 'A');
+    const hb = registerTiles(rt, b, nt, 'B');
+    const hc = registerTiles(rt, c, nt, 'C');
     const args = [n];
     const dims = [n];
     for (let i = 0; i < nt; i++) {
@@ -44,9 +43,9 @@ export async function runGemm(o: AppOptions): Promise<AppResult> {
           rt.submit(
             gemm,
             [
-              [ha[i + k * nt]!, 'R'],
-              [hb[k + j * nt]!, 'R'],
-              [hc[i + j * nt]!, 'RW'],
+              [ha(i, k), 'R'],
+              [hb(k, j), 'R'],
+              [hc(i, j), 'RW'],
             ],
             { args, dims, name: `GEMM(${i},${j},${k})` },
           );
@@ -65,11 +64,3 @@ export async function runGemm(o: AppOptions): Promise<AppResult> {
     if (owned) await rt.close();
   }
 }
-
-/** The real applications by workload name. */
-export const REAL_APPS = {
-  cholesky: () => import('./cholesky.ts').then((m) => m.runCholesky),
-  lu: () => import('./lu.ts').then((m) => m.runLu),
-  lupp: () => import('./lupp.ts').then((m) => m.runLupp),
-  gemm: async () => runGemm,
-} as const;

@@ -7,7 +7,6 @@
 import { cloneTiles, diagDominantTiles } from '../../kernels/generate.ts';
 import { tiledLu } from '../../kernels/reference.ts';
 import { luResidual, relativeDifference } from '../../kernels/residual.ts';
-import type { Runtime } from '../runtime.ts';
 import {
   type AppOptions,
   type AppResult,
@@ -15,6 +14,7 @@ import {
   checkAppSizes,
   FLOPS,
   openRuntime,
+  registerTiles,
   tileCodelet,
 } from './common.ts';
 
@@ -32,12 +32,7 @@ export async function runLu(o: AppOptions): Promise<AppResult> {
     const trsmRow = tileCodelet(rt, 'trsm', 'trsmLuRowTask', FLOPS.trsm);
     const trsmCol = tileCodelet(rt, 'trsm', 'trsmLuColumnTask', FLOPS.trsm);
     const gemm = tileCodelet(rt, 'gemm', 'gemmLuTask', FLOPS.gemm);
-    // Registered row by row, as the workload generator does.
-    const handle: ReturnType<Runtime['data']>[] = [];
-    for (let i = 0; i < nt; i++) {
-      for (let j = 0; j < nt; j++) handle[i + j * nt] = rt.data(tiles[i + j * nt]!, { name: `A[${i},${j}]` });
-    }
-    const at = (i: number, j: number) => handle[i + j * nt]!;
+    const at = registerTiles(rt, tiles, nt);
     const args = [n];
     const dims = [n];
     for (let k = 0; k < nt; k++) {

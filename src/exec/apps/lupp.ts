@@ -20,6 +20,7 @@ import {
   checkAppSizes,
   FLOPS,
   openRuntime,
+  registerTiles,
   tileCodelet,
 } from './common.ts';
 
@@ -66,12 +67,8 @@ export async function runLupp(o: AppOptions): Promise<AppResult> {
       name: 'laswp',
       kernel: { module: (await import('./common.ts')).TASKS_MODULE, export: 'laswpTask' },
     });
-    const handle: ReturnType<typeof rt.data>[] = [];
-    for (let i = 0; i < nt; i++) {
-      for (let j = 0; j < nt; j++) handle[i + j * nt] = rt.data(tiles[i + j * nt]!, { name: `A[${i},${j}]` });
-    }
+    const at = registerTiles(rt, tiles, nt);
     const piv = pivots.map((p, k) => rt.data(p, { name: `piv[${k}]` }));
-    const at = (i: number, j: number) => handle[i + j * nt]!;
     const column = (from: number, j: number) =>
       Array.from({ length: nt - from }, (_, d) => [at(from + d, j), 'RW'] as const);
     const args = [b];
