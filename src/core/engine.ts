@@ -584,11 +584,6 @@ export class Engine implements SchedContext, EvictionContext {
     return this.finished;
   }
 
-  /** Transfers in flight (debug). */
-  get inFlightCount(): number {
-    return this.inFlight;
-  }
-
   /** Number of tasks finished so far. */
   get finishedTasks(): number {
     return this.tasksDone;
