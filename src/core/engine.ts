@@ -252,6 +252,8 @@ export class Engine implements SchedContext, EvictionContext {
   private readonly anyLookahead: boolean;
   /** Per replica slot: buffered tasks of that node that read the handle. */
   private bufNeed = new Int32Array(0);
+  /** Per node: the eviction filter of lookahead prefetches (bufferFilter). */
+  private readonly bufferFilters: (((handle: number) => boolean) | undefined)[] = [];
   private bufferNeeded = false;
   private readonly workerNode: Int32Array;
   private readonly kindMask: Uint8Array;
@@ -831,13 +833,19 @@ export class Engine implements SchedContext, EvictionContext {
   /**
    * What a lookahead prefetch on node n may evict: not data another buffered task of the node
    * reads (two buffered tasks would otherwise take each other's inputs back and forth), and
-   * only what the scheduler's filter allows.
+   * only what the scheduler's filter allows. Built once per node, at the first use.
    */
   private bufferFilter(n: number): (handle: number) => boolean {
-    const sched = this.scheduler.evictionFilter?.(n);
-    const need = this.bufNeed;
-    const nn = this.nNodes;
-    return sched ? (h) => need[h * nn + n] === 0 && sched(h) : (h) => need[h * nn + n] === 0;
+    let f = this.bufferFilters[n];
+    if (f === undefined) {
+      const sched = this.scheduler.evictionFilter?.(n);
+      const nn = this.nNodes;
+      f = sched
+        ? (h) => this.bufNeed[h * nn + n] === 0 && sched(h)
+        : (h) => this.bufNeed[h * nn + n] === 0;
+      this.bufferFilters[n] = f;
+    }
+    return f;
   }
 
   /** Tops up every worker's lookahead buffer and retries the prefetches it still lacks. */
@@ -847,9 +855,9 @@ export class Engine implements SchedContext, EvictionContext {
     for (let w = 0; w < nw; w++) {
       const buffer = this.buffer[w]!;
       const n = this.workerNode[w]!;
+      const allow = buffer.length > 0 ? this.bufferFilter(n) : undefined;
       for (let i = 0; i < buffer.length && this.reqTask[n]!.length === 0; i++) {
         const t = buffer.at(i);
-        const allow = this.bufferFilter(n);
         for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
           if (g.accessMode.data[a]! & AccessMode.R) this.prefetch(g.accessHandle.data[a]!, n, true, allow);
         }
