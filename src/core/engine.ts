@@ -840,9 +840,7 @@ export class Engine implements SchedContext, EvictionContext {
     if (f === undefined) {
       const sched = this.scheduler.evictionFilter?.(n);
       const nn = this.nNodes;
-      f = sched
-        ? (h) => this.bufNeed[h * nn + n] === 0 && sched(h)
-        : (h) => this.bufNeed[h * nn + n] === 0;
+      f = sched ? (h) => this.bufNeed[h * nn + n] === 0 && sched(h) : (h) => this.bufNeed[h * nn + n] === 0;
       this.bufferFilters[n] = f;
     }
     return f;
