@@ -15,6 +15,7 @@ import {
   FLOPS,
   openRuntime,
   registerTiles,
+  runSubmitted,
   tileCodelet,
 } from './common.ts';
 
@@ -73,10 +74,8 @@ export async function runCholesky(o: AppOptions): Promise<AppResult> {
         }
       }
     }
-    const report = await rt.wait();
-    if (o.onTrace && rt.trace) o.onTrace(rt.trace.toJSON());
     const workload = `cholesky ${nt}x${nt} tiles of ${n}, ${precision}`;
-    report.workload = workload;
+    const report = await runSubmitted(rt, o, workload);
     if (!original) return { report, workload };
     const reference = cloneTiles(original);
     tiledCholesky(reference, nt, n);

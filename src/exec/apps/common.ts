@@ -110,5 +110,16 @@ export function registerTiles(
   return (i, j) => handle[i + j * nt]!;
 }
 
+/**
+ * Runs the submitted tasks, hands the trace to `onTrace` when one was asked for, and names
+ * the workload in the report.
+ */
+export async function runSubmitted(rt: Runtime, o: AppOptions, workload: string): Promise<RunReport> {
+  const report = await rt.wait();
+  if (o.onTrace && rt.trace) o.onTrace(rt.trace.toJSON());
+  report.workload = workload;
+  return report;
+}
+
 /** Tiles of a result as the sequential check reads them. */
 export type Tiles = Tile[];

@@ -13,6 +13,7 @@ import {
   FLOPS,
   openRuntime,
   registerTiles,
+  runSubmitted,
   tileCodelet,
 } from './common.ts';
 
@@ -52,10 +53,8 @@ export async function runGemm(o: AppOptions): Promise<AppResult> {
         }
       }
     }
-    const report = await rt.wait();
-    if (o.onTrace && rt.trace) o.onTrace(rt.trace.toJSON());
     const workload = `gemm ${nt}x${nt} tiles of ${n}, ${precision}`;
-    report.workload = workload;
+    const report = await runSubmitted(rt, o, workload);
     if (!original) return { report, workload };
     const reference = cloneTiles(original);
     tiledGemm(a, b, reference, nt, n);

@@ -15,6 +15,7 @@ import {
   FLOPS,
   openRuntime,
   registerTiles,
+  runSubmitted,
   tileCodelet,
 } from './common.ts';
 
@@ -71,10 +72,8 @@ export async function runLu(o: AppOptions): Promise<AppResult> {
         }
       }
     }
-    const report = await rt.wait();
-    if (o.onTrace && rt.trace) o.onTrace(rt.trace.toJSON());
     const workload = `lu ${nt}x${nt} tiles of ${n}, ${precision}, no pivoting`;
-    report.workload = workload;
+    const report = await runSubmitted(rt, o, workload);
     if (!original) return { report, workload };
     const reference = cloneTiles(original);
     tiledLu(reference, nt, n);

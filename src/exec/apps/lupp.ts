@@ -21,6 +21,7 @@ import {
   FLOPS,
   openRuntime,
   registerTiles,
+  runSubmitted,
   tileCodelet,
 } from './common.ts';
 
@@ -99,10 +100,8 @@ export async function runLupp(o: AppOptions): Promise<AppResult> {
       swapLeft: (k, j) =>
         rt.submit(swapLeft, [[piv[k]!, 'R'], ...column(k, j)], { args, name: `LASWP(${k},${j})` }),
     });
-    const report = await rt.wait();
-    if (o.onTrace && rt.trace) o.onTrace(rt.trace.toJSON());
     const workload = `lupp ${nt}x${nt} tiles of ${b}, double, partial pivoting`;
-    report.workload = workload;
+    const report = await runSubmitted(rt, o, workload);
     if (!original) return { report, workload };
     // The sequential run of the same kernels.
     const ref = cloneTiles(original) as Float64Array[];
