@@ -1,8 +1,10 @@
 /**
- * The sans-IO engine (DESIGN.md): a state machine that takes events (start, task finished,
- * transfer finished) with the driver's current time and answers with commands (run task T on
- * worker W, copy handle H from node A to node B, free H on node B, finished) that the driver
- * executes. It owns the task lifecycle, dependency release, MSI coherence of every replica,
+ * The sans-IO engine (DESIGN.md): a state machine that takes events (open, tasks submitted,
+ * task finished or failed, transfer finished, release of an acquire, close) with the driver's
+ * current time and answers with commands (run task T on worker W, copy handle H from node A
+ * to node B, free H on node B, task cancelled, data acquired, idle, finished) that the driver
+ * executes (src/core/protocol.ts). Tasks and data may be submitted while earlier tasks run:
+ * every table grows, and policies are told (Scheduler.grow / submitted). It owns the task lifecycle, dependency release, MSI coherence of every replica,
  * one memory manager per node (capacity never exceeded, replicas in use pinned, eviction
  * through a policy, write-back of the only valid copy before it is dropped and of all
  * modified data at the end), transfer routing with staging through host memory when GPUs
@@ -14,13 +16,16 @@
  * to a running one, which guarantees progress whenever each task fits in its node.
  */
 import type { TaskGraph } from './graph.ts';
-import { IntList, IntQueue } from './growable.ts';
+import { growF64, growI32, growU8, IntList, IntQueue } from './growable.ts';
 import type { DurationModel } from './model.ts';
 import type { Platform } from './platform.ts';
 import { routeOf } from './platform.ts';
 import type { EvictionContext, EvictionPolicy, SchedContext, Scheduler } from './policy.ts';
+import { Cmd, TransferKind } from './protocol.ts';
 import { Rng } from './rng.ts';
 import { AccessMode, LocusError } from './types.ts';
+
+export { Cmd, TRANSFER_KIND_NAMES, TransferKind } from './protocol.ts';
 
 /** Replica states (MSI plus the transient states of a replica being filled). */
 export const Replica = {
@@ -34,46 +39,6 @@ export const Replica = {
   LOADING: 3,
   /** Allocated for a write-only access: no content needed. */
   ALLOCATED: 4,
-} as const;
-
-/** Why a transfer was issued. */
-export const TransferKind = {
-  /** Input of a task in a worker's pipeline. */
-  FETCH: 0,
-  /** Requested ahead of use by the scheduler. */
-  PREFETCH: 1,
-  /** First hop of a GPU-to-GPU copy staged through host memory. */
-  STAGE: 2,
-  /** Write-back of the only valid copy before it is evicted. */
-  WRITEBACK: 3,
-  /** Write-back of modified data at the end of the run. */
-  FLUSH: 4,
-  /** Copy home of a block a task just wrote (write-through coherence, seed 004). */
-  WRITETHROUGH: 5,
-} as const;
-
-/** Names of the transfer kinds, indexed by kind. */
-export const TRANSFER_KIND_NAMES = [
-  'fetch',
-  'prefetch',
-  'stage',
-  'writeback',
-  'flush',
-  'write-through',
-] as const;
-
-/** Command opcodes the engine emits. */
-export const Cmd = {
-  /** Run task `a` on worker `b`. */
-  RUN: 1,
-  /** Start transfer `a` (see the engine's transfer tables). */
-  TRANSFER: 2,
-  /** The replica of handle `a` on node `b` was freed (the real driver releases its buffer). */
-  FREE: 3,
-  /** Every task finished and every modified replica is home: the run is over. */
-  FINISHED: 4,
-  /** Transfer `a`, a prefetch so far, is now needed by a task: give it a fetch's priority. */
-  URGENT: 5,
 } as const;
 
 /** Why a replica was freed. */
@@ -98,6 +63,16 @@ export interface EngineObserver {
   replicaFreed?(handle: number, node: number, reason: FreeReason, now: number): void;
   /** The run finished (all tasks done, all data home). */
   runFinished?(now: number): void;
+  /**
+   * The engine's tables grew to hold `tasks` tasks and `handles` handles (capacities): size
+   * per-task and per-handle tables to them. Called before any task or handle beyond the old
+   * capacity is reported.
+   */
+  grow?(tasks: number, handles: number): void;
+  /** `task` failed on `worker` (after taskFinished, which every task that ran gets). */
+  taskFailed?(task: number, worker: number, now: number): void;
+  /** `task` will not run: a task it depends on failed or was cancelled. */
+  taskCancelled?(task: number, now: number): void;
 }
 
 /** Engine construction options. */
@@ -172,6 +147,10 @@ const TASK_QUEUED = 2;
 const TASK_RUNNING = 3;
 const TASK_DONE = 4;
 const TASK_BUFFERED = 5;
+const TASK_FAILED = 6;
+const TASK_CANCELLED = 7;
+/** An application task holding its data (acquired, not released yet). */
+const TASK_HELD = 8;
 
 const F_WRITEBACK = 1; // a write-back from this replica is in flight
 const F_EVICTING = 2; // free it when that write-back completes
@@ -224,14 +203,30 @@ export class Engine implements SchedContext, EvictionContext {
   private eventId = 0;
   private eventWorker = -1;
 
-  // Tasks.
-  private taskState!: Uint8Array;
-  private predLeft!: Int32Array;
-  private taskWorker!: Int32Array;
-  private waitCount!: Int32Array;
-  private footprint!: Float64Array;
-  private tasksDone = 0;
-  private taskTotal = 0;
+  // Tasks (tables sized to taskCap; ids below knownTasks are the engine's).
+  private taskState = new Uint8Array(0);
+  private predLeft = new Int32Array(0);
+  private taskWorker = new Int32Array(0);
+  private waitCount = new Int32Array(0);
+  private footprint = new Float64Array(0);
+  /** Tasks finished, failed or cancelled. */
+  private tasksEnded = 0;
+  /** Tasks the engine has taken from the graph (ids 0 .. knownTasks - 1). */
+  private knownTasks = 0;
+  /** Handles the engine has taken from the graph. */
+  private knownHandles = 0;
+  /** Dependency edges read from the graph (a prefix of its edge list). */
+  private knownEdges = 0;
+  /** Codelets read from the graph. */
+  private knownCodelets = 0;
+  private taskCap = 0;
+  private handleCap = 0;
+  /** The application said no more tasks will come: finish once all have ended. */
+  private closed = false;
+  /** IDLE was emitted for the current knownTasks. */
+  private idleSent = false;
+  /** The final write-back has been issued. */
+  private flushStarted = false;
 
   // Workers.
   private readonly depth: Int32Array;
@@ -257,17 +252,17 @@ export class Engine implements SchedContext, EvictionContext {
   private bufferNeeded = false;
   private readonly workerNode: Int32Array;
   private readonly kindMask: Uint8Array;
-  private codeletKinds!: Uint8Array;
+  private codeletKinds = new Uint8Array(0);
 
-  // Replicas: slot = handle * nNodes + node.
-  private rstate!: Uint8Array;
-  private rflags!: Uint8Array;
-  private ralloc!: Uint8Array;
-  private rrefs!: Int32Array;
-  private version!: Int32Array;
-  private loadingTransfer!: Int32Array;
+  // Replicas: slot = handle * nNodes + node (tables sized to handleCap * nNodes).
+  private rstate = new Uint8Array(0);
+  private rflags = new Uint8Array(0);
+  private ralloc = new Uint8Array(0);
+  private rrefs = new Int32Array(0);
+  private version = new Int32Array(0);
+  private loadingTransfer = new Int32Array(0);
   // Waiters on a slot: task ids (>= 0) or forwards to a node (-(node + 1)) on home slots.
-  private waitHead!: Int32Array;
+  private waitHead = new Int32Array(0);
   private readonly waitValue = new IntList(256);
   private readonly waitNext = new IntList(256);
   private waitFree = -1;
@@ -351,27 +346,181 @@ export class Engine implements SchedContext, EvictionContext {
   // ---------------------------------------------------------------- events
 
   /**
-   * Starts the run at time `now`: validates the graph against the platform, then pushes the
-   * tasks without predecessors. Throws LocusError on a cycle or a task that fits nowhere.
+   * Runs the whole graph as it stands: open, submit every task, close (the full-graph mode of
+   * the simulator and of `locus run`). Throws LocusError on a cycle or a task that fits nowhere.
    */
   start(now: number): void {
+    this.open(now);
+    this.submitted(now);
+    this.close(now);
+  }
+
+  /**
+   * Opens the engine at time `now`: checks the platform and initialises the policies, whose
+   * tables are sized to what the graph holds now (more may be submitted later).
+   */
+  open(now: number): void {
     if (this.started) throw new Error('engine already started');
+    const p = this.platform;
+    for (let n = 0; n < this.nNodes; n++) {
+      if (n !== this.home && (!routeOf(p, n, this.home) || !routeOf(p, this.home, n))) {
+        throw new LocusError(
+          `platform ${p.name}: node ${p.nodes[n]!.name} has no route to and from host memory`,
+        );
+      }
+    }
     this.started = true;
     this.nowS = now;
     this.eventId++;
-    this.allocateTables();
-    this.validate();
+    this.growTables(Math.max(16, this.graph.taskCount), Math.max(16, this.graph.handleCount));
+    // Policies may read canRun and estimates of the tasks already in the graph at init.
+    this.syncCodelets();
+    this.computeFootprints(0, this.graph.taskCount);
     this.eviction.init(this);
     this.scheduler.init(this);
-    for (let t = 0; t < this.taskTotal; t++) {
-      if (this.predLeft[t] === 0) this.makeReady(t);
+  }
+
+  /**
+   * Takes the tasks (and handles and codelets) submitted to the graph since the last call, up
+   * to task `upTo` (default: all): their dependencies on earlier tasks count only while those
+   * have not ended; tasks whose predecessors all ended are pushed to the scheduler; a task
+   * depending on a failed or cancelled task is cancelled. Everything is checked before any
+   * state changes, so a LocusError leaves the engine as it was.
+   */
+  submitted(now: number, upTo?: number): void {
+    if (!this.started) throw new Error('engine not open');
+    if (this.closed) throw new LocusError('tasks submitted after the run was closed');
+    const g = this.graph;
+    const to = upTo ?? g.taskCount;
+    const from = this.knownTasks;
+    if (to < from || to > g.taskCount) throw new Error(`cannot submit up to task ${to}`);
+    if (to === from && g.handleCount === this.knownHandles) return;
+    this.nowS = now;
+    this.eventId++;
+    if (from > 0 && (this.scheduler.dynamic !== true || this.eviction.dynamic !== true)) {
+      const who = this.scheduler.dynamic !== true ? `scheduler ${this.scheduler.name}` : `eviction policy ${this.eviction.name}`;
+      throw new LocusError(
+        `${who} does not take tasks submitted while the engine runs: submit the whole graph before running, or use another policy`,
+      );
+    }
+    if (to < g.taskCount && g.mayHaveCycles) {
+      throw new LocusError('a submission window needs a graph without backward explicit dependencies');
+    }
+    // Check first, change after.
+    let newBytes = 0;
+    for (let h = this.knownHandles; h < g.handleCount; h++) newBytes += g.handleSize.data[h]!;
+    if (this.used[this.home]! + newBytes > this.capacity[this.home]!) {
+      throw new LocusError(
+        `the data (${fmtBytes(this.used[this.home]! + newBytes)}) do not fit in host memory ${this.platform.nodes[this.home]!.name} (${fmtBytes(this.capacity[this.home]!)}): use a platform with more memory or a smaller workload`,
+      );
+    }
+    if (from === 0 && to === g.taskCount) g.checkAcyclic();
+    this.syncCodelets();
+    this.validateTasks(from, to);
+    // Grow, then take handles, tasks and edges.
+    let tc = this.taskCap;
+    while (tc < to) tc *= 2;
+    let hc = this.handleCap;
+    while (hc < g.handleCount) hc *= 2;
+    if (tc !== this.taskCap || hc !== this.handleCap) this.growTables(tc, hc);
+    const nn = this.nNodes;
+    for (let h = this.knownHandles; h < g.handleCount; h++) {
+      const slot = h * nn + this.home;
+      this.rstate[slot] = Replica.SHARED;
+      this.ralloc[slot] = 1;
+    }
+    this.used[this.home]! += newBytes;
+    this.knownHandles = g.handleCount;
+    for (let t = from; t < to; t++) {
+      this.taskState[t] = TASK_PENDING;
+      this.predLeft[t] = 0;
+      this.taskWorker[t] = -1;
+    }
+    this.computeFootprints(from, to);
+    this.knownTasks = to;
+    this.idleSent = false;
+    let e = this.knownEdges;
+    const edges = g.edgeCount;
+    let cancelAny = false;
+    for (; e < edges; e++) {
+      const target = g.edgeTarget.data[e]!;
+      if (target >= to) break;
+      if (target < from) throw new LocusError(`a dependency was added to task ${g.taskLabel(target)}, already submitted`);
+      const st = this.taskState[g.edgeSource.data[e]!]!;
+      if (st === TASK_DONE) continue;
+      if (st === TASK_FAILED || st === TASK_CANCELLED) {
+        this.taskState[target] = TASK_CANCELLED;
+        cancelAny = true;
+        continue;
+      }
+      this.predLeft[target]!++;
+    }
+    this.knownEdges = e;
+    this.scheduler.submitted?.(from, to);
+    if (cancelAny) {
+      for (let t = from; t < to; t++) {
+        if (this.taskState[t] === TASK_CANCELLED) {
+          this.taskState[t] = TASK_PENDING;
+          this.cancel(t);
+        }
+      }
+    }
+    for (let t = from; t < to; t++) {
+      if (this.taskState[t] === TASK_PENDING && this.predLeft[t] === 0) this.makeReady(t);
     }
     this.settle();
-    if (this.taskTotal === 0) this.finish();
+    this.checkIdle();
+  }
+
+  /** The application submits nothing more: the run finishes once every task has ended. */
+  close(now: number): void {
+    if (!this.started) throw new Error('engine not open');
+    if (this.closed) return;
+    this.nowS = now;
+    this.eventId++;
+    this.closed = true;
+    this.endIfDone();
   }
 
   /** The driver reports that `task` finished at time `now`. */
   taskFinished(task: number, now: number): void {
+    this.taskEnded(task, now, false);
+  }
+
+  /**
+   * The driver reports that `task` failed at time `now` (its kernel threw, its thread died):
+   * it ends like a finished task, and every task that depends on it, transitively, is
+   * cancelled (CANCELLED commands); the others go on.
+   */
+  taskFailed(task: number, now: number): void {
+    this.taskEnded(task, now, true);
+  }
+
+  /** The application releases application task `task` (an acquire): its data are free again. */
+  release(task: number, now: number): void {
+    if (this.taskState[task] !== TASK_HELD || this.graph.taskApp.data[task] !== 1) {
+      throw new LocusError(`task ${this.graph.taskLabel(task)} is not an acquire being held`);
+    }
+    this.nowS = now;
+    this.eventId++;
+    this.taskState[task] = TASK_DONE;
+    this.tasksEnded++;
+    const g = this.graph;
+    const aEnd = g.accessStart.data[task + 1]!;
+    for (let a = g.accessStart.data[task]!; a < aEnd; a++) {
+      const slot = g.accessHandle.data[a]! * this.nNodes + this.home;
+      if (g.accessMode.data[a]! & AccessMode.W) this.rflags[slot]! &= ~F_WRITING;
+      this.unpin(slot, 'evict');
+    }
+    this.releaseSuccessors(task);
+    this.dispatchNeeded = true;
+    this.markDirty(this.home);
+    this.settle();
+    this.checkIdle();
+    this.endIfDone();
+  }
+
+  private taskEnded(task: number, now: number, failed: boolean): void {
     this.nowS = now;
     this.eventId++;
     if (this.taskState[task] !== TASK_RUNNING) throw new Error(`task ${task} finished but was not running`);
@@ -381,8 +530,8 @@ export class Engine implements SchedContext, EvictionContext {
       throw new Error(`task ${task} finished out of order on worker ${w}`);
     this.eventWorker = w;
     const n = this.workerNode[w]!;
-    this.taskState[task] = TASK_DONE;
-    this.tasksDone++;
+    this.taskState[task] = failed ? TASK_FAILED : TASK_DONE;
+    this.tasksEnded++;
     this.issued[w]!--;
     this.pipeHead[w] = (this.pipeHead[w]! + 1) % this.maxDepth;
     this.pipeLen[w]!--;
@@ -403,21 +552,83 @@ export class Engine implements SchedContext, EvictionContext {
       }
     }
     for (let i = 0; i < this.observers.length; i++) this.observers[i]!.taskFinished?.(task, w, now);
+    if (failed) for (let i = 0; i < this.observers.length; i++) this.observers[i]!.taskFailed?.(task, w, now);
     this.scheduler.taskFinished?.(task, w);
     if (this.coherence && n !== this.home) this.afterTaskCoherence(task, n);
-    for (let e = g.succHead.data[task]!; e >= 0; e = g.edgeNext.data[e]!) {
-      const s = g.edgeTarget.data[e]!;
-      if (--this.predLeft[s]! === 0) this.makeReady(s);
-    }
+    if (failed) this.cancelSuccessors(task);
+    else this.releaseSuccessors(task);
     this.dispatchNeeded = true;
     this.markDirty(n);
     this.tryStart(w);
     this.settle();
     this.eventWorker = -1;
-    if (this.tasksDone === this.taskTotal) {
-      if (this.flushAtEnd) this.flushAll();
-      else this.finish();
+    this.checkIdle();
+    this.endIfDone();
+  }
+
+  /** Decrements the successors' counts of unfinished predecessors; pushes those now ready. */
+  private releaseSuccessors(task: number): void {
+    const g = this.graph;
+    const known = this.knownEdges;
+    for (let e = g.succHead.data[task]!; e >= 0; e = g.edgeNext.data[e]!) {
+      // An edge not read yet counts nothing: its target sees this task ended when it is read.
+      if (e >= known) continue;
+      const s = g.edgeTarget.data[e]!;
+      if (--this.predLeft[s]! === 0 && this.taskState[s] === TASK_PENDING) this.makeReady(s);
     }
+  }
+
+  /** Cancels the successors of a failed or cancelled task, transitively. */
+  private cancelSuccessors(task: number): void {
+    const g = this.graph;
+    const known = this.knownEdges;
+    for (let e = g.succHead.data[task]!; e >= 0; e = g.edgeNext.data[e]!) {
+      if (e >= known) continue;
+      const s = g.edgeTarget.data[e]!;
+      if (this.taskState[s] === TASK_PENDING) this.cancel(s);
+    }
+  }
+
+  /** Cancels a pending task and its pending descendants (iteratively: chains may be long). */
+  private cancel(root: number): void {
+    const g = this.graph;
+    const known = this.knownEdges;
+    const stack = [root];
+    this.taskState[root] = TASK_CANCELLED;
+    while (stack.length > 0) {
+      const t = stack.pop()!;
+      this.tasksEnded++;
+      this.emit(Cmd.CANCELLED, t, 0);
+      for (let i = 0; i < this.observers.length; i++) this.observers[i]!.taskCancelled?.(t, this.nowS);
+      for (let e = g.succHead.data[t]!; e >= 0; e = g.edgeNext.data[e]!) {
+        if (e >= known) continue;
+        const s = g.edgeTarget.data[e]!;
+        if (this.taskState[s] !== TASK_PENDING) continue;
+        this.taskState[s] = TASK_CANCELLED;
+        stack.push(s);
+      }
+    }
+  }
+
+  /** Emits IDLE once every known task has ended (while the run is open). */
+  private checkIdle(): void {
+    if (!this.idleSent && !this.closed && this.tasksEnded === this.knownTasks) {
+      this.idleSent = true;
+      this.emit(Cmd.IDLE, this.knownTasks, 0);
+    }
+  }
+
+  /** Once closed and every task ended: writes modified data home, then FINISHED. */
+  private endIfDone(): void {
+    if (!this.closed || this.finished || this.tasksEnded !== this.knownTasks) return;
+    if (!this.flushStarted) {
+      this.flushStarted = true;
+      if (this.flushAtEnd) {
+        this.flushAll();
+        return;
+      }
+    }
+    this.finish();
   }
 
   /**
@@ -535,14 +746,14 @@ export class Engine implements SchedContext, EvictionContext {
       // The only valid copy is still on src and no copy of it is on its way home.
       if (
         (this.rflags[srcSlot]! & F_AGAIN) !== 0 ||
-        (!current && this.tasksDone === this.taskTotal && this.flushAtEnd)
+        (!current && this.flushStarted && this.flushAtEnd)
       ) {
         this.rflags[srcSlot]! |= F_WRITEBACK;
         this.issue(
           h,
           src,
           this.home,
-          this.tasksDone === this.taskTotal ? TransferKind.FLUSH : TransferKind.WRITETHROUGH,
+          this.flushStarted ? TransferKind.FLUSH : TransferKind.WRITETHROUGH,
         );
       }
     }
@@ -556,7 +767,7 @@ export class Engine implements SchedContext, EvictionContext {
     // A policy may have declined to hand out work until some data arrived: ask again.
     this.dispatchNeeded = true;
     this.settle();
-    if (this.tasksDone === this.taskTotal) this.finish();
+    this.endIfDone();
   }
 
   // ---------------------------------------------------------------- commands
@@ -586,9 +797,44 @@ export class Engine implements SchedContext, EvictionContext {
     return this.finished;
   }
 
-  /** Number of tasks finished so far. */
+  /** Number of tasks ended so far (finished, failed or cancelled). */
   get finishedTasks(): number {
-    return this.tasksDone;
+    return this.tasksEnded;
+  }
+
+  /** Number of tasks the engine has taken from the graph. */
+  get submittedTasks(): number {
+    return this.knownTasks;
+  }
+
+  /** Number of handles the engine has taken from the graph. */
+  get knownHandleCount(): number {
+    return this.knownHandles;
+  }
+
+  /** True once the application closed the run (no more submissions). */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** True when `task` ended by failing. */
+  isFailed(task: number): boolean {
+    return this.taskState[task] === TASK_FAILED;
+  }
+
+  /** True when `task` was cancelled (a task it depends on failed or was cancelled). */
+  isCancelled(task: number): boolean {
+    return this.taskState[task] === TASK_CANCELLED;
+  }
+
+  /** Per-task table capacity (policies size per-task tables to it; see Scheduler.grow). */
+  get taskCapacity(): number {
+    return this.taskCap;
+  }
+
+  /** Per-handle table capacity. */
+  get handleCapacity(): number {
+    return this.handleCap;
   }
 
   // ---------------------------------------------------------------- context for policies
@@ -706,74 +952,79 @@ export class Engine implements SchedContext, EvictionContext {
 
   // ---------------------------------------------------------------- setup
 
-  private allocateTables(): void {
+  private growTables(taskCap: number, handleCap: number): void {
+    const nn = this.nNodes;
+    const slots = handleCap * nn;
+    this.taskState = growU8(this.taskState, taskCap);
+    this.predLeft = growI32(this.predLeft, taskCap);
+    this.taskWorker = growI32(this.taskWorker, taskCap, -1);
+    this.waitCount = growI32(this.waitCount, taskCap);
+    this.footprint = growF64(this.footprint, taskCap);
+    this.bufNeed = growI32(this.bufNeed, slots);
+    this.rstate = growU8(this.rstate, slots);
+    this.rflags = growU8(this.rflags, slots);
+    this.ralloc = growU8(this.ralloc, slots);
+    this.rrefs = growI32(this.rrefs, slots);
+    this.version = growI32(this.version, handleCap);
+    this.waitHead = growI32(this.waitHead, slots, -1);
+    this.loadingTransfer = growI32(this.loadingTransfer, slots, -1);
+    const grewBefore = this.taskCap > 0;
+    this.taskCap = taskCap;
+    this.handleCap = handleCap;
+    if (grewBefore) {
+      this.scheduler.grow?.(taskCap, handleCap);
+      this.eviction.grow?.(taskCap, handleCap);
+    }
+    for (let i = 0; i < this.observers.length; i++) this.observers[i]!.grow?.(taskCap, handleCap);
+  }
+
+  /** Bytes of data each task of [from, to) accesses. */
+  private computeFootprints(from: number, to: number): void {
     const g = this.graph;
-    const nt = g.taskCount;
-    const nh = g.handleCount;
-    const slots = nh * this.nNodes;
-    this.taskTotal = nt;
-    this.bufNeed = new Int32Array(slots);
-    this.taskState = new Uint8Array(nt).fill(TASK_PENDING);
-    this.predLeft = g.predCount.data.slice(0, nt);
-    this.taskWorker = new Int32Array(nt).fill(-1);
-    this.waitCount = new Int32Array(nt);
-    this.footprint = new Float64Array(nt);
-    for (let t = 0; t < nt; t++) {
+    for (let t = from; t < to; t++) {
       let bytes = 0;
       for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
         bytes += g.handleSize.data[g.accessHandle.data[a]!]!;
       }
       this.footprint[t] = bytes;
     }
-    this.codeletKinds = new Uint8Array(g.codelets.length);
-    g.codelets.forEach((c, i) => {
-      this.codeletKinds[i] = (c.kinds.includes('cpu') ? 1 : 0) | (c.kinds.includes('gpu') ? 2 : 0);
-    });
-    this.rstate = new Uint8Array(slots);
-    this.rflags = new Uint8Array(slots);
-    this.ralloc = new Uint8Array(slots);
-    this.rrefs = new Int32Array(slots);
-    this.version = new Int32Array(nh);
-    this.waitHead = new Int32Array(slots).fill(-1);
-    this.loadingTransfer = new Int32Array(slots).fill(-1);
-    let total = 0;
-    for (let h = 0; h < nh; h++) {
-      const slot = h * this.nNodes + this.home;
-      this.rstate[slot] = Replica.SHARED;
-      this.ralloc[slot] = 1;
-      total += g.handleSize.data[h]!;
-    }
-    this.used[this.home] = total;
   }
 
-  private validate(): void {
+  /** Reads the codelets registered since the last submission. */
+  private syncCodelets(): void {
+    const g = this.graph;
+    if (g.codelets.length === this.knownCodelets) return;
+    this.codeletKinds = growU8(this.codeletKinds, g.codelets.length);
+    for (let c = this.knownCodelets; c < g.codelets.length; c++) {
+      const k = g.codelets[c]!.kinds;
+      this.codeletKinds[c] = (k.includes('cpu') ? 1 : 0) | (k.includes('gpu') ? 2 : 0);
+    }
+    this.knownCodelets = g.codelets.length;
+  }
+
+  /**
+   * Computes the footprints of tasks [from, to) and checks that each fits in the memory of
+   * some worker able to run it (application tasks run at home and are not checked).
+   */
+  private validateTasks(from: number, to: number): void {
     const g = this.graph;
     const p = this.platform;
-    g.checkAcyclic();
-    if (this.used[this.home]! > this.capacity[this.home]!) {
-      throw new LocusError(
-        `the data (${fmtBytes(this.used[this.home]!)}) do not fit in host memory ${p.nodes[this.home]!.name} (${fmtBytes(this.capacity[this.home]!)}): use a platform with more memory or a smaller workload`,
-      );
-    }
-    for (let n = 0; n < this.nNodes; n++) {
-      if (n !== this.home && (!routeOf(p, n, this.home) || !routeOf(p, this.home, n))) {
-        throw new LocusError(
-          `platform ${p.name}: node ${p.nodes[n]!.name} has no route to and from host memory`,
-        );
-      }
-    }
-    // A task fits when some worker of a kind its codelet runs on has a memory that large:
-    // precompute, per codelet, the largest such memory, then check each task in O(1).
+    // Per codelet, the largest memory of a worker able to run it: each task checks in O(1).
     const largest = new Float64Array(g.codelets.length).fill(-1);
     for (let c = 0; c < g.codelets.length; c++) {
-      p.workers.forEach((w, i) => {
+      for (let i = 0; i < p.workers.length; i++) {
         if (this.codeletKinds[c]! & this.kindMask[i]!)
-          largest[c] = Math.max(largest[c]!, this.capacity[w.node]!);
-      });
+          largest[c] = Math.max(largest[c]!, this.capacity[p.workers[i]!.node]!);
+      }
     }
-    for (let t = 0; t < this.taskTotal; t++) {
+    for (let t = from; t < to; t++) {
+      let bytes = 0;
+      for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
+        bytes += g.handleSize.data[g.accessHandle.data[a]!]!;
+      }
+      if (g.taskApp.data[t] === 1) continue;
       const c = g.taskCodelet.data[t]!;
-      if (this.footprint[t]! <= largest[c]!) continue;
+      if (bytes <= largest[c]!) continue;
       const codelet = g.codelets[c]!;
       if (largest[c]! < 0) {
         throw new LocusError(
@@ -781,7 +1032,7 @@ export class Engine implements SchedContext, EvictionContext {
         );
       }
       throw new LocusError(
-        `task ${g.taskLabel(t)} needs ${fmtBytes(this.footprint[t]!)} of data at once but the largest memory of a worker able to run ${codelet.name} holds ${fmtBytes(largest[c]!)}: raise --gpu-mem or use smaller tiles`,
+        `task ${g.taskLabel(t)} needs ${fmtBytes(bytes)} of data at once but the largest memory of a worker able to run ${codelet.name} holds ${fmtBytes(largest[c]!)}: raise --gpu-mem or use smaller tiles`,
       );
     }
   }
@@ -789,9 +1040,41 @@ export class Engine implements SchedContext, EvictionContext {
   // ---------------------------------------------------------------- task flow
 
   private makeReady(task: number): void {
+    if (this.graph.taskApp.data[task] === 1) {
+      this.queueAcquire(task);
+      return;
+    }
     this.taskState[task] = TASK_READY;
     this.scheduler.push(task);
     this.dispatchNeeded = true;
+  }
+
+  /**
+   * An application task (acquire) is ready: its accesses wait in the home node's request
+   * FIFO like a CPU task's, then ACQUIRED tells the application its data are valid at home.
+   */
+  private queueAcquire(task: number): void {
+    const g = this.graph;
+    const aStart = g.accessStart.data[task]!;
+    const aEnd = g.accessStart.data[task + 1]!;
+    this.taskState[task] = TASK_QUEUED;
+    this.taskWorker[task] = -1;
+    this.waitCount[task] = aEnd - aStart;
+    const tq = this.reqTask[this.home]!;
+    const aq = this.reqAccess[this.home]!;
+    for (let a = aStart; a < aEnd; a++) {
+      tq.push(task);
+      aq.push(a);
+    }
+    if (aEnd === aStart) this.acquired(task);
+    this.markDirty(this.home);
+  }
+
+  /** Every access of application task `task` is valid at home: the application holds it. */
+  private acquired(task: number): void {
+    this.taskState[task] = TASK_HELD;
+    this.emit(Cmd.ACQUIRED, task, 0);
+    this.applyWrites(task, this.home);
   }
 
   /**
@@ -991,7 +1274,11 @@ export class Engine implements SchedContext, EvictionContext {
   }
 
   private satisfied(task: number): void {
-    if (--this.waitCount[task]! === 0) this.tryStart(this.taskWorker[task]!);
+    if (--this.waitCount[task]! === 0) {
+      const w = this.taskWorker[task]!;
+      if (w >= 0) this.tryStart(w);
+      else this.acquired(task);
+    }
   }
 
   /**
@@ -1013,9 +1300,13 @@ export class Engine implements SchedContext, EvictionContext {
     this.taskState[task] = TASK_RUNNING;
     this.emit(Cmd.RUN, task, w);
     for (let i = 0; i < this.observers.length; i++) this.observers[i]!.taskStarted?.(task, w, this.nowS);
-    // Written handles: this replica becomes the owner, every other copy is invalidated.
+    this.applyWrites(task, this.workerNode[w]!);
+    this.scheduler.taskStarted?.(task, w);
+  }
+
+  /** Written handles: the replica on node n becomes the owner, every other copy is invalidated. */
+  private applyWrites(task: number, n: number): void {
     const g = this.graph;
-    const n = this.workerNode[w]!;
     const nn = this.nNodes;
     const aEnd = g.accessStart.data[task + 1]!;
     for (let a = g.accessStart.data[task]!; a < aEnd; a++) {
@@ -1033,7 +1324,6 @@ export class Engine implements SchedContext, EvictionContext {
         if (m !== this.home && this.rrefs[slot] === 0) this.freeReplica(h, m, 'invalidate');
       }
     }
-    this.scheduler.taskStarted?.(task, w);
   }
 
   // ---------------------------------------------------------------- memory
@@ -1204,7 +1494,7 @@ export class Engine implements SchedContext, EvictionContext {
   private flushAll(): void {
     const g = this.graph;
     const nn = this.nNodes;
-    for (let h = 0; h < g.handleCount; h++) {
+    for (let h = 0; h < this.knownHandles; h++) {
       if (g.handleDiscard.data[h] === 1) continue;
       for (let n = 0; n < nn; n++) {
         if (n === this.home) continue;

@@ -55,6 +55,12 @@ export interface TaskOptions {
   affinity?: number;
   /** Iteration or step the task belongs to (stencil iteration), -1 or absent when none. */
   phase?: number;
+  /**
+   * An application task: the application itself accesses the data on their home node
+   * (acquire/release); the engine brings the data home, reports it acquired, and the task
+   * ends when the application releases it. No worker runs it.
+   */
+  app?: boolean;
 }
 
 /** One access of a task: a handle and a mode. */
@@ -87,6 +93,11 @@ export class TaskGraph {
   readonly taskAffinity = new IntList();
   /** Iteration of each task (TaskOptions.phase), -1 for none. */
   readonly taskPhase = new IntList();
+  /**
+   * 1 for an application task (TaskOptions.app): an acquire of data by the application
+   * itself, which no worker runs (seed 001's acquire/release, as StarPU implements it).
+   */
+  readonly taskApp = new IntList();
   /** First access index of each task; its accesses are accessStart[t] .. accessStart[t+1]-1. */
   readonly accessStart = new IntList();
   /** Handle of each access. */
@@ -106,6 +117,11 @@ export class TaskGraph {
   private readonly succTail = new IntList();
   /** Target task of each edge. */
   readonly edgeTarget = new IntList();
+  /**
+   * Source task of each edge. Edges are appended in creation order, so an engine that takes
+   * tasks while they are submitted reads the edges created since its last look.
+   */
+  readonly edgeSource = new IntList();
   /** Next edge in the same successor list (-1 ends it). */
   readonly edgeNext = new IntList();
 
@@ -130,6 +146,16 @@ export class TaskGraph {
   /** Number of tasks. */
   get taskCount(): number {
     return this.taskCodelet.length;
+  }
+
+  /** Number of dependency edges. */
+  get edgeCount(): number {
+    return this.edgeTarget.length;
+  }
+
+  /** True when explicit dependencies may point backwards in submission order. */
+  get mayHaveCycles(): boolean {
+    return this.hasExplicitEdges;
   }
 
   /** Registers a codelet and returns its id. */
@@ -170,6 +196,7 @@ export class TaskGraph {
     if (options.name !== undefined) this.taskNames[task] = options.name;
     this.taskAffinity.push(options.affinity ?? -1);
     this.taskPhase.push(options.phase ?? -1);
+    this.taskApp.push(options.app ? 1 : 0);
     this.predCount.push(0);
     this.succHead.push(-1);
     this.succTail.push(-1);
@@ -229,6 +256,7 @@ export class TaskGraph {
 
   private appendEdge(from: number, to: number): void {
     const e = this.edgeTarget.push(to);
+    this.edgeSource.push(from);
     this.edgeNext.push(-1);
     const tail = this.succTail.data[from]!;
     if (tail >= 0) this.edgeNext.data[tail] = e;

@@ -107,3 +107,34 @@ export class IntQueue {
     this.length--;
   }
 }
+
+/**
+ * A copy of `a` with room for `n` entries (the new ones set to `fill`), or `a` itself when
+ * it is long enough: per-task and per-handle tables grow with dynamic submission (amortised
+ * O(1) when capacities double).
+ */
+export function growI32(a: Int32Array<ArrayBuffer>, n: number, fill = 0): Int32Array<ArrayBuffer> {
+  if (a.length >= n) return a;
+  const b = new Int32Array(n);
+  b.set(a);
+  if (fill !== 0) b.fill(fill, a.length);
+  return b;
+}
+
+/** growI32 for a Uint8Array. */
+export function growU8(a: Uint8Array<ArrayBuffer>, n: number, fill = 0): Uint8Array<ArrayBuffer> {
+  if (a.length >= n) return a;
+  const b = new Uint8Array(n);
+  b.set(a);
+  if (fill !== 0) b.fill(fill, a.length);
+  return b;
+}
+
+/** growI32 for a Float64Array. */
+export function growF64(a: Float64Array<ArrayBuffer>, n: number, fill = 0): Float64Array<ArrayBuffer> {
+  if (a.length >= n) return a;
+  const b = new Float64Array(n);
+  b.set(a);
+  if (fill !== 0) b.fill(fill, a.length);
+  return b;
+}

@@ -51,6 +51,13 @@ export interface SchedContext {
   pipeline(worker: number): number[];
   /** A deterministic random integer in [0, n), from the run's seed. */
   random(n: number): number;
+  /**
+   * Size of per-task tables: task ids stay below it until the next `grow` (it doubles as
+   * tasks are submitted while the engine runs).
+   */
+  readonly taskCapacity: number;
+  /** Size of per-handle tables, likewise. */
+  readonly handleCapacity: number;
 }
 
 /**
@@ -60,8 +67,24 @@ export interface SchedContext {
 export interface Scheduler {
   /** Policy name as given on the command line. */
   readonly name: string;
-  /** Called once before the first push. */
+  /**
+   * Called once before the first push. Size per-task and per-handle tables to
+   * ctx.taskCapacity and ctx.handleCapacity: the graph may hold fewer tasks yet.
+   */
   init(ctx: SchedContext): void;
+  /**
+   * True when the policy takes tasks submitted while the engine runs (it implements `grow`
+   * and `submitted` as it needs). Others can only run a graph submitted whole before start;
+   * the engine refuses later submissions with a clear error.
+   */
+  readonly dynamic?: boolean;
+  /** Optional: per-task tables must now hold `tasks` entries, per-handle ones `handles`. */
+  grow?(tasks: number, handles: number): void;
+  /**
+   * Optional: tasks [from, to) were submitted (their accesses are in the graph); called
+   * before any of them is pushed.
+   */
+  submitted?(from: number, to: number): void;
   /** A task's dependencies are satisfied. */
   push(task: number): void;
   /** Worker `worker` wants a task: return one it can run, or -1 for none now. */
@@ -109,6 +132,10 @@ export interface EvictionContext {
   pipeline(worker: number): number[];
   /** True when the replica of `handle` on `node` may be evicted now (valid, unpinned, idle). */
   isEvictable(handle: number, node: number): boolean;
+  /** Size of per-task tables (see SchedContext.taskCapacity). */
+  readonly taskCapacity: number;
+  /** Size of per-handle tables. */
+  readonly handleCapacity: number;
 }
 
 /**
@@ -118,8 +145,12 @@ export interface EvictionContext {
 export interface EvictionPolicy {
   /** Policy name as given on the command line. */
   readonly name: string;
-  /** Called once before any other method. */
+  /** Called once before any other method (size tables to ctx.handleCapacity). */
   init(ctx: EvictionContext): void;
+  /** True when the policy takes handles registered while the engine runs (see Scheduler.dynamic). */
+  readonly dynamic?: boolean;
+  /** Optional: per-handle tables must now hold `handles` entries (per-task ones `tasks`). */
+  grow?(tasks: number, handles: number): void;
   /** A replica of `handle` was allocated on `node`. */
   added(handle: number, node: number): void;
   /** A task on `node` is about to use `handle`. */

@@ -10,6 +10,8 @@ import { ReplicaList } from './replica-list.ts';
 /** Least recently used first. */
 export class LruEviction implements EvictionPolicy {
   readonly name: string = 'lru';
+  /** Takes handles registered while the engine runs. */
+  readonly dynamic: boolean = true;
   protected list!: ReplicaList;
   protected ctx!: EvictionContext;
   /** The workers of each memory node (for policies that read their pipelines and plans). */
@@ -17,10 +19,14 @@ export class LruEviction implements EvictionPolicy {
 
   init(ctx: EvictionContext): void {
     this.ctx = ctx;
-    this.list = new ReplicaList(ctx.graph.handleCount, ctx.platform.nodes.length);
+    this.list = new ReplicaList(ctx.handleCapacity, ctx.platform.nodes.length);
     this.workersOf = ctx.platform.nodes.map((_, n) =>
       ctx.platform.workers.flatMap((w, i) => (w.node === n ? [i] : [])),
     );
+  }
+
+  grow(_tasks: number, handles: number): void {
+    this.list.grow(handles);
   }
 
   added(handle: number, node: number): void {

@@ -2,13 +2,14 @@
  * Per-node doubly linked lists of replicas over flat typed arrays (slot = handle * nodes +
  * node), the ordered structure LRU and FIFO eviction walk.
  */
+import { growI32, growU8 } from '../core/growable.ts';
 import type { EvictionContext } from '../core/policy.ts';
 
 /** One intrusive list per node; O(1) append, remove and move-to-tail. */
 export class ReplicaList {
-  private readonly prev: Int32Array;
-  private readonly next: Int32Array;
-  private readonly inList: Uint8Array;
+  private prev: Int32Array<ArrayBuffer>;
+  private next: Int32Array<ArrayBuffer>;
+  private inList: Uint8Array<ArrayBuffer>;
   private readonly head: Int32Array;
   private readonly tail: Int32Array;
 
@@ -22,6 +23,14 @@ export class ReplicaList {
     this.inList = new Uint8Array(slots);
     this.head = new Int32Array(nodes).fill(-1);
     this.tail = new Int32Array(nodes).fill(-1);
+  }
+
+  /** Makes room for `handles` handles (dynamic submission); lists are kept. */
+  grow(handles: number): void {
+    const slots = handles * this.nodes;
+    this.prev = growI32(this.prev, slots, -1);
+    this.next = growI32(this.next, slots, -1);
+    this.inList = growU8(this.inList, slots);
   }
 
   /** Appends the replica at the tail of its node's list. */

@@ -10,6 +10,8 @@ import type { SchedContext, Scheduler } from '../core/policy.ts';
 /** The shared-FIFO baseline. */
 export class EagerScheduler implements Scheduler {
   readonly name = 'eager';
+  /** Keeps no per-task table: takes tasks submitted while it runs. */
+  readonly dynamic = true;
   private ctx!: SchedContext;
   private readonly queue = new IntQueue();
 

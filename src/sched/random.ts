@@ -10,6 +10,8 @@ import type { SchedContext, Scheduler } from '../core/policy.ts';
 /** Speed-weighted random placement. */
 export class RandomScheduler implements Scheduler {
   readonly name = 'random';
+  /** Keeps no per-task table: takes tasks submitted while it runs. */
+  readonly dynamic = true;
   private ctx!: SchedContext;
   private queues: IntQueue[] = [];
   private weights = new Float64Array(0);

@@ -13,6 +13,7 @@ import { InvariantChecker } from './checker.ts';
 /** A scheduler that runs each task on the worker a table names, in ready order. */
 export class FixedScheduler implements Scheduler {
   readonly name = 'fixed';
+  readonly dynamic = true;
   private queues: number[][] = [];
   constructor(private readonly placement: (task: number) => number) {}
   init(ctx: SchedContext): void {

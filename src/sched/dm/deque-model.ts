@@ -45,6 +45,8 @@ export interface DequeModelParts {
 export class DequeModelScheduler implements Scheduler {
   readonly name: string;
   readonly lookahead: number | undefined;
+  /** Takes tasks submitted while it runs, except the -init variants (a whole-graph mapping). */
+  readonly dynamic: boolean;
   /** The completion-time estimator (exposed for tests and tools). */
   readonly estimator: CompletionEstimator;
   /** The per-worker queues. */
@@ -64,6 +66,14 @@ export class DequeModelScheduler implements Scheduler {
     this.queues = parts.queues;
     this.prefetcher = parts.prefetch ? new Prefetcher() : undefined;
     this.owners = parts.initialPlacement ? new OwnerMap() : undefined;
+    this.dynamic = this.owners === undefined;
+  }
+
+  grow(tasks: number, handles: number): void {
+    this.estimator.grow(tasks);
+    this.inputs.grow(handles);
+    this.queues.grow?.(tasks, handles);
+    this.prefetcher?.grow(handles);
   }
 
   init(ctx: SchedContext): void {

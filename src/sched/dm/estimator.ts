@@ -16,6 +16,7 @@
  * lowest worker index. Cost: O(W) duration estimates plus, with transfers, O(a) transfer
  * estimates per distinct node (cached per decision).
  */
+import { growF64 } from '../../core/growable.ts';
 import type { SchedContext } from '../../core/policy.ts';
 import { AccessMode } from '../../core/types.ts';
 
@@ -47,9 +48,14 @@ export class CompletionEstimator {
     this.heldLen = new Float64Array(this.nw);
     this.heldCount = new Int32Array(this.nw);
     this.runEnd = new Float64Array(this.nw);
-    this.taskDur = new Float64Array(ctx.graph.taskCount);
+    this.taskDur = new Float64Array(ctx.taskCapacity);
     this.penalty = new Float64Array(p.nodes.length);
     this.penaltyStamp = new Int32Array(p.nodes.length);
+  }
+
+  /** Per-task tables now hold `tasks` entries. */
+  grow(tasks: number): void {
+    this.taskDur = growF64(this.taskDur, tasks);
   }
 
   /** Expected time at which `worker` has done everything assigned to it. */

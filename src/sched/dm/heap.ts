@@ -19,8 +19,13 @@ export class TaskHeap {
    */
   constructor(
     private readonly less: (a: number, b: number) => boolean,
-    private readonly pos: Int32Array | null = null,
+    private pos: Int32Array | null = null,
   ) {}
+
+  /** Replaces the position index (after the caller grew it: same content, more room). */
+  setPositions(pos: Int32Array): void {
+    this.pos = pos;
+  }
 
   /** The smallest task (undefined behaviour when empty). */
   peek(): number {

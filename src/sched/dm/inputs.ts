@@ -9,6 +9,7 @@
  * evicted to make room for a prefetch); the ready ordering walks the lists (a replica that
  * appears or disappears changes the non-ready count of exactly those tasks).
  */
+import { growI32 } from '../../core/growable.ts';
 import type { SchedContext } from '../../core/policy.ts';
 import { AccessMode } from '../../core/types.ts';
 
@@ -22,7 +23,7 @@ export class QueuedInputs {
   head = new Int32Array(0);
   /** Next access in the same list (-1 ends it). */
   next = new Int32Array(0);
-  /** Task of each access. */
+  /** Task of each queued access (set when its task is queued). */
   accessTask = new Int32Array(0);
   private prev = new Int32Array(0);
   private ctx!: SchedContext;
@@ -31,24 +32,38 @@ export class QueuedInputs {
     this.ctx = ctx;
     const g = ctx.graph;
     this.nodes = ctx.platform.nodes.length;
-    const slots = g.handleCount * this.nodes;
-    const na = g.accessHandle.length;
+    const slots = ctx.handleCapacity * this.nodes;
+    const na = Math.max(16, g.accessHandle.length);
     this.count = new Int32Array(slots);
     this.head = new Int32Array(slots).fill(-1);
     this.next = new Int32Array(na).fill(-1);
     this.prev = new Int32Array(na).fill(-1);
     this.accessTask = new Int32Array(na);
-    for (let t = 0; t < g.taskCount; t++) {
-      for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) this.accessTask[a] = t;
-    }
+  }
+
+  /** Per-handle tables now hold `handles` handles (access tables grow as tasks are queued). */
+  grow(handles: number): void {
+    const slots = handles * this.nodes;
+    this.count = growI32(this.count, slots);
+    this.head = growI32(this.head, slots, -1);
+  }
+
+  private growAccesses(n: number): void {
+    let cap = this.next.length;
+    while (cap < n) cap *= 2;
+    this.next = growI32(this.next, cap, -1);
+    this.prev = growI32(this.prev, cap, -1);
+    this.accessTask = growI32(this.accessTask, cap);
   }
 
   /** Records `task`, just queued on a worker of `node`. O(inputs). */
   add(task: number, node: number): void {
     const g = this.ctx.graph;
     const aEnd = g.accessStart.data[task + 1]!;
+    if (aEnd > this.next.length) this.growAccesses(aEnd);
     for (let a = g.accessStart.data[task]!; a < aEnd; a++) {
       if (!(g.accessMode.data[a]! & AccessMode.R)) continue;
+      this.accessTask[a] = task;
       const s = g.accessHandle.data[a]! * this.nodes + node;
       this.count[s]!++;
       const h = this.head[s]!;

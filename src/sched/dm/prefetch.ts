@@ -19,7 +19,7 @@
  * Costs: per assigned task O(a) requests; per retry O(1) per request served or dropped plus
  * one failed request; each request costs O(1) plus the eviction policy's victim search.
  */
-import { IntQueue } from '../../core/growable.ts';
+import { growU8, IntQueue } from '../../core/growable.ts';
 import type { SchedContext } from '../../core/policy.ts';
 import { AccessMode } from '../../core/types.ts';
 import type { QueuedInputs } from './inputs.ts';
@@ -43,7 +43,12 @@ export class Prefetcher {
     this.nn = ctx.platform.nodes.length;
     this.allow = ctx.platform.nodes.map((_, node) => (handle: number) => !inputs.needed(handle, node));
     this.pending = ctx.platform.nodes.map(() => new IntQueue());
-    this.pendingBit = new Uint8Array(ctx.graph.handleCount * this.nn);
+    this.pendingBit = new Uint8Array(ctx.handleCapacity * this.nn);
+  }
+
+  /** Per-handle tables now hold `handles` handles. */
+  grow(handles: number): void {
+    this.pendingBit = growU8(this.pendingBit, handles * this.nn);
   }
 
   /** Number of requests pending on `node`. */

@@ -6,6 +6,7 @@
  * dropped lazily from the others' heaps. Costs: push O(C log n) for C classes (usually 1 or
  * 2), pop O(log n) amortised.
  */
+import { growF64, growU8 } from '../../core/growable.ts';
 import type { SchedContext, Scheduler } from '../../core/policy.ts';
 import { TaskHeap } from './heap.ts';
 
@@ -15,6 +16,7 @@ export const PRIO_PLANNED_CAP = 4096;
 /** Central priority queue. */
 export class PrioScheduler implements Scheduler {
   readonly name = 'prio';
+  readonly dynamic = true;
   private ctx!: SchedContext;
   private heaps: TaskHeap[] = [];
   private classOf = new Int32Array(0);
@@ -27,11 +29,13 @@ export class PrioScheduler implements Scheduler {
     this.ctx = ctx;
     const g = ctx.graph;
     const p = ctx.platform;
-    this.seq = new Float64Array(g.taskCount);
-    this.taken = new Uint8Array(g.taskCount);
-    const prio = g.taskPriority.data;
-    const seq = this.seq;
-    const less = (a: number, b: number) => prio[a]! > prio[b]! || (prio[a] === prio[b] && seq[a]! < seq[b]!);
+    this.seq = new Float64Array(ctx.taskCapacity);
+    this.taken = new Uint8Array(ctx.taskCapacity);
+    // Read the tables through `this` and the graph: both grow with dynamic submission.
+    const less = (a: number, b: number) => {
+      const prio = g.taskPriority.data;
+      return prio[a]! > prio[b]! || (prio[a] === prio[b] && this.seq[a]! < this.seq[b]!);
+    };
     const keys = new Map<string, number>();
     this.classOf = new Int32Array(p.workers.length);
     p.workers.forEach((w, i) => {
@@ -45,6 +49,11 @@ export class PrioScheduler implements Scheduler {
       }
       this.classOf[i] = c;
     });
+  }
+
+  grow(tasks: number): void {
+    this.seq = growF64(this.seq, tasks);
+    this.taken = growU8(this.taken, tasks);
   }
 
   push(task: number): void {

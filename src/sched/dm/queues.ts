@@ -21,6 +21,8 @@ export interface WorkerQueues {
   planned(worker: number): Iterable<number>;
   /** Optional: the replicas of `handle` may have changed (loaded, requested, dropped, written). */
   dataChanged?(handle: number): void;
+  /** Optional: per-task tables must hold `tasks` entries, per-handle ones `handles`. */
+  grow?(tasks: number, handles: number): void;
 }
 
 /** One FIFO per worker: tasks are handed out in the order they were assigned. O(1) each way. */

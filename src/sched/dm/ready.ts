@@ -27,7 +27,7 @@
  * - notification about a handle: O(N) + k moves: O(log32 q) each dmdar, O(log q) dmdas
  * - planned(w):  dmdar O(q / 32 + q) for the whole queue; dmdas O(j log j) for the first j.
  */
-import { IntList } from '../../core/growable.ts';
+import { growF64, growI32, growU8, IntList } from '../../core/growable.ts';
 import type { SchedContext } from '../../core/policy.ts';
 import { AccessMode } from '../../core/types.ts';
 import { HierBitset } from './bitset.ts';
@@ -47,27 +47,42 @@ interface ReadyIndex {
   size(worker: number): number;
   /** `worker`'s tasks in pop order. */
   planned(worker: number): Iterable<number>;
+  /** Per-task tables now hold `tasks` entries; `nonReady` is the grown count table. */
+  grow(tasks: number, nonReady: Int32Array<ArrayBuffer>): void;
+  /** Makes room for non-ready counts up to `most` (a task with that many inputs arrived). */
+  ensureLevels(most: number): void;
 }
 
 /** dmdar: per worker and count, a bitset over queue positions. */
 class BucketIndex implements ReadyIndex {
   private readonly slotTask: IntList[];
   private readonly buckets: (HierBitset | undefined)[][];
-  private readonly bucketSize: Int32Array[];
+  private bucketSize: Int32Array<ArrayBuffer>[];
   private readonly queued: Int32Array;
-  private readonly taskSlot: Int32Array;
+  private taskSlot: Int32Array<ArrayBuffer>;
 
   constructor(
     workers: number,
     tasks: number,
-    private readonly levels: number,
-    private readonly nonReady: Int32Array,
+    private levels: number,
+    private nonReady: Int32Array<ArrayBuffer>,
   ) {
     this.slotTask = Array.from({ length: workers }, () => new IntList());
     this.buckets = Array.from({ length: workers }, () => new Array<HierBitset | undefined>(levels));
     this.bucketSize = Array.from({ length: workers }, () => new Int32Array(levels));
     this.queued = new Int32Array(workers);
     this.taskSlot = new Int32Array(tasks);
+  }
+
+  grow(tasks: number, nonReady: Int32Array<ArrayBuffer>): void {
+    this.taskSlot = growI32(this.taskSlot, tasks);
+    this.nonReady = nonReady;
+  }
+
+  ensureLevels(most: number): void {
+    if (most + 1 <= this.levels) return;
+    this.levels = most + 1;
+    this.bucketSize = this.bucketSize.map((s) => growI32(s, this.levels));
   }
 
   private bucket(worker: number, b: number): HierBitset {
@@ -129,19 +144,38 @@ class BucketIndex implements ReadyIndex {
 /** dmdas: per worker, an indexed heap on (-priority, count, queue order). */
 class HeapIndex implements ReadyIndex {
   private readonly heaps: TaskHeap[];
-  private readonly seq: Float64Array;
+  private seq: Float64Array<ArrayBuffer>;
+  private pos: Int32Array<ArrayBuffer>;
   private nextSeq = 0;
 
-  constructor(workers: number, tasks: number, nonReady: Int32Array, prio: Float64Array) {
-    const seq = new Float64Array(tasks);
-    this.seq = seq;
-    const pos = new Int32Array(tasks).fill(-1);
-    const less = (a: number, b: number) =>
-      prio[a]! > prio[b]! ||
-      (prio[a] === prio[b] &&
-        (nonReady[a]! < nonReady[b]! || (nonReady[a] === nonReady[b] && seq[a]! < seq[b]!)));
-    this.heaps = Array.from({ length: workers }, () => new TaskHeap(less, pos));
+  /** @param prio reads the current priority table (the graph's grows with submissions). */
+  constructor(
+    workers: number,
+    tasks: number,
+    private nonReady: Int32Array<ArrayBuffer>,
+    prio: () => Float64Array,
+  ) {
+    this.seq = new Float64Array(tasks);
+    this.pos = new Int32Array(tasks).fill(-1);
+    const less = (a: number, b: number) => {
+      const p = prio();
+      const nr = this.nonReady;
+      return (
+        p[a]! > p[b]! ||
+        (p[a] === p[b] && (nr[a]! < nr[b]! || (nr[a] === nr[b] && this.seq[a]! < this.seq[b]!)))
+      );
+    };
+    this.heaps = Array.from({ length: workers }, () => new TaskHeap(less, this.pos));
   }
+
+  grow(tasks: number, nonReady: Int32Array<ArrayBuffer>): void {
+    this.seq = growF64(this.seq, tasks);
+    this.pos = growI32(this.pos, tasks, -1);
+    for (const h of this.heaps) h.setPositions(this.pos);
+    this.nonReady = nonReady;
+  }
+
+  ensureLevels(): void {}
 
   add(task: number, worker: number): void {
     this.seq[task] = this.nextSeq++;
@@ -177,7 +211,9 @@ export class ReadyQueues implements WorkerQueues {
   private taskWorker = new Int32Array(0);
   /** Inputs of each queued task neither valid nor loading on its worker's node. */
   private nonReady = new Int32Array(0);
+  /** Mirrors isValidOrLoading per (handle, node); synced before every use, so 0 on growth is safe. */
   private present = new Uint8Array(0);
+  private levels = 1;
 
   /** @param byPriority order by priority first (dmdas), larger first. */
   constructor(private readonly byPriority: boolean) {}
@@ -186,29 +222,37 @@ export class ReadyQueues implements WorkerQueues {
     this.ctx = ctx;
     this.inputs = inputs;
     const g = ctx.graph;
-    const nt = g.taskCount;
+    const nt = ctx.taskCapacity;
     const nw = ctx.platform.workers.length;
     this.nn = ctx.platform.nodes.length;
     this.taskWorker = new Int32Array(nt).fill(-1);
     this.nonReady = new Int32Array(nt);
-    this.present = new Uint8Array(g.handleCount * this.nn);
+    this.present = new Uint8Array(ctx.handleCapacity * this.nn);
     for (let h = 0; h < g.handleCount; h++) {
       for (let n = 0; n < this.nn; n++) this.present[h * this.nn + n] = ctx.isValidOrLoading(h, n) ? 1 : 0;
     }
     this.workerNode = Int32Array.from(ctx.platform.workers, (w) => w.node);
     if (this.byPriority) {
-      this.index = new HeapIndex(nw, nt, this.nonReady, g.taskPriority.data);
+      this.index = new HeapIndex(nw, nt, this.nonReady, () => g.taskPriority.data);
     } else {
       let most = 0;
-      for (let t = 0; t < nt; t++) {
+      for (let t = 0; t < g.taskCount; t++) {
         let reads = 0;
         for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
           if (g.accessMode.data[a]! & AccessMode.R) reads++;
         }
         if (reads > most) most = reads;
       }
+      this.levels = most + 1;
       this.index = new BucketIndex(nw, nt, most + 1, this.nonReady);
     }
+  }
+
+  grow(tasks: number, handles: number): void {
+    this.taskWorker = growI32(this.taskWorker, tasks, -1);
+    this.nonReady = growI32(this.nonReady, tasks);
+    this.present = growU8(this.present, handles * this.nn);
+    this.index.grow(tasks, this.nonReady);
   }
 
   add(task: number, worker: number): void {
@@ -221,6 +265,10 @@ export class ReadyQueues implements WorkerQueues {
       const h = g.accessHandle.data[a]!;
       this.sync(h, node);
       if (this.present[h * this.nn + node] === 0) count++;
+    }
+    if (count >= this.levels) {
+      this.levels = count + 1;
+      this.index.ensureLevels(count);
     }
     this.nonReady[task] = count;
     this.taskWorker[task] = worker;

@@ -14,6 +14,8 @@ import { IntDeque } from './queues.ts';
 /** Per-worker deques with stealing. */
 export class WorkStealingScheduler implements Scheduler {
   readonly name = 'ws';
+  /** Keeps no per-task table: takes tasks submitted while it runs. */
+  readonly dynamic = true;
   private ctx!: SchedContext;
   private deques: IntDeque[] = [];
   private nw = 0;
