@@ -1,0 +1,46 @@
+/**
+ * What a backend is (DESIGN.md, src/drive/): the part of a driver that owns time and I/O.
+ * The one command loop (driver.ts) hands it the engine's commands (run a task, copy a handle,
+ * free a replica, give a copy priority) and asks it for the events that happened (a task
+ * ended, a copy completed); a copy may complete whenever the backend says, so GPU queues and
+ * network transfers fit without a special case. The simulator (src/sim/backend.ts) and the
+ * worker threads (src/exec/thread-backend.ts) are the two backends today.
+ */
+
+/** Where a backend delivers events: the driver, which turns them into engine events. */
+export interface EventSink {
+  /**
+   * Task `task` ended on `worker` (-1 when the backend does not say), running from `startS`
+   * to `endS` on the backend's clock; `error` is set when it failed.
+   */
+  taskEnded(task: number, worker: number, startS: number, endS: number, error: string | undefined): void;
+  /** Copy `id` (an engine transfer id) completed. */
+  transferFinished(id: number): void;
+}
+
+/** A backend: executes commands and reports events. */
+export interface Backend {
+  /** 'simulated' (virtual time) or 'real' (wall clock). */
+  readonly mode: 'simulated' | 'real';
+  /** The backend's current time in seconds. */
+  now(): number;
+  /** Starts `task` on `worker` (its inputs are valid on the worker's node). */
+  run(task: number, worker: number): void;
+  /** Starts engine transfer `id` (handle, source and destination in the engine's tables). */
+  copy(id: number): void;
+  /** Transfer `id`, a prefetch so far, is now waited for: serve it first. */
+  urgent(id: number): void;
+  /** The replica of `handle` on `node` was freed. */
+  free(handle: number, node: number): void;
+  /**
+   * Delivers events that have happened to `sink` and returns how many. A simulated backend
+   * advances its clock to its next event; 0 means none is pending at all.
+   */
+  poll(sink: EventSink): number;
+  /**
+   * Nothing was delivered: a promise that settles when something may have happened (a real
+   * backend's threads rang), or null when nothing ever will (a simulated backend: the run is
+   * stalled unless the engine is idle).
+   */
+  wait(): Promise<void> | null;
+}
