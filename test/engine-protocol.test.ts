@@ -93,7 +93,14 @@ describe('engine protocol: events in, exact commands out', () => {
     const b = g.addHandle(8);
     g.submit(c, [[a, RW]], { flops: 1 }); // 0: fails
     g.submit(c, [[a, R]], { flops: 1 }); // 1: depends on 0
-    g.submit(c, [[a, R], [b, RW]], { flops: 1 }); // 2: depends on 0
+    g.submit(
+      c,
+      [
+        [a, R],
+        [b, RW],
+      ],
+      { flops: 1 },
+    ); // 2: depends on 0
     g.submit(c, [[b, R]], { flops: 1 }); // 3: depends on 2
     g.submit(c, [[b, W]], { flops: 1 }); // 4: depends on 2 and 3 (write after read)
     const other = g.addHandle(8);
@@ -125,7 +132,14 @@ describe('engine protocol: events in, exact commands out', () => {
     assert.deepEqual(take(e), ['run 0 on 0']);
     // The application submits a reader of h and a new handle while task 0 runs.
     const k = g.addHandle(500);
-    g.submit(c, [[h, R], [k, W]], { flops: 1e6 });
+    g.submit(
+      c,
+      [
+        [h, R],
+        [k, W],
+      ],
+      { flops: 1e6 },
+    );
     e.submitted(1.5);
     assert.deepEqual(take(e), [], 'task 1 depends on the running task 0');
     e.taskFinished(0, 2);
@@ -233,7 +247,10 @@ describe('engine protocol: events in, exact commands out', () => {
     e.open(0);
     e.submitted(0);
     g.submit(c, [[h, RW]], { flops: 1 });
-    assert.throws(() => e.submitted(1), /scheduler darts does not take tasks submitted while the engine runs/);
+    assert.throws(
+      () => e.submitted(1),
+      /scheduler darts does not take tasks submitted while the engine runs/,
+    );
   });
 
   test('tables grow past their first capacity under a dynamic policy (dmdar)', () => {
@@ -271,7 +288,15 @@ describe('engine protocol: events in, exact commands out', () => {
         const hs = handles.length;
         const out = handles[hs - 1]!;
         if (hs === 1) g.submit(c, [[out, W]], { flops: 1e6 });
-        else g.submit(c, [[out, W], [handles[(round * 7 + i) % (hs - 1)]!, R]], { flops: 1e6 });
+        else
+          g.submit(
+            c,
+            [
+              [out, W],
+              [handles[(round * 7 + i) % (hs - 1)]!, R],
+            ],
+            { flops: 1e6 },
+          );
       }
       e.submitted(++now);
       drain();

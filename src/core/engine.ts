@@ -398,7 +398,10 @@ export class Engine implements SchedContext, EvictionContext {
     this.nowS = now;
     this.eventId++;
     if (from > 0 && (this.scheduler.dynamic !== true || this.eviction.dynamic !== true)) {
-      const who = this.scheduler.dynamic !== true ? `scheduler ${this.scheduler.name}` : `eviction policy ${this.eviction.name}`;
+      const who =
+        this.scheduler.dynamic !== true
+          ? `scheduler ${this.scheduler.name}`
+          : `eviction policy ${this.eviction.name}`;
       throw new LocusError(
         `${who} does not take tasks submitted while the engine runs: submit the whole graph before running, or use another policy`,
       );
@@ -445,7 +448,8 @@ export class Engine implements SchedContext, EvictionContext {
     for (; e < edges; e++) {
       const target = g.edgeTarget.data[e]!;
       if (target >= to) break;
-      if (target < from) throw new LocusError(`a dependency was added to task ${g.taskLabel(target)}, already submitted`);
+      if (target < from)
+        throw new LocusError(`a dependency was added to task ${g.taskLabel(target)}, already submitted`);
       const st = this.taskState[g.edgeSource.data[e]!]!;
       if (st === TASK_DONE) continue;
       if (st === TASK_FAILED || st === TASK_CANCELLED) {
@@ -744,17 +748,9 @@ export class Engine implements SchedContext, EvictionContext {
       dst === this.home
     ) {
       // The only valid copy is still on src and no copy of it is on its way home.
-      if (
-        (this.rflags[srcSlot]! & F_AGAIN) !== 0 ||
-        (!current && this.flushStarted && this.flushAtEnd)
-      ) {
+      if ((this.rflags[srcSlot]! & F_AGAIN) !== 0 || (!current && this.flushStarted && this.flushAtEnd)) {
         this.rflags[srcSlot]! |= F_WRITEBACK;
-        this.issue(
-          h,
-          src,
-          this.home,
-          this.flushStarted ? TransferKind.FLUSH : TransferKind.WRITETHROUGH,
-        );
+        this.issue(h, src, this.home, this.flushStarted ? TransferKind.FLUSH : TransferKind.WRITETHROUGH);
       }
     }
     this.rflags[srcSlot]! &= ~F_AGAIN;

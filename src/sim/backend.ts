@@ -110,7 +110,8 @@ export class SimBackend implements Backend {
   copy(id: number): void {
     const e = this.engine;
     const pair = e.trSrc.data[id]! * this.nodes + e.trDst.data[id]!;
-    if (!(this.latency[pair]! >= 0)) throw new Error(`engine issued transfer ${id} between nodes without a route`);
+    if (!(this.latency[pair]! >= 0))
+      throw new Error(`engine issued transfer ${id} between nodes without a route`);
     if (this.active[pair]! < this.streams) this.startCopy(id, pair);
     else this.waiting[pair]!.push(id);
   }
