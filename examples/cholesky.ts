@@ -6,7 +6,8 @@
  *
  * The matrix is registered as tiles, four codelets name their kernels in ./kernels.ts, the
  * tasks are submitted in sequential order with their access modes (Locus infers the
- * dependencies), and wait() runs them. The program then checks ||A - L L^T||_F / ||A||_F.
+ * dependencies) and start running at once; wait() waits for them and sync() brings the tiles
+ * back into the array. The program then checks ||A - L L^T||_F / ||A||_F.
  */
 import { Runtime, TaskFailedError } from '../src/exec/runtime.ts';
 import type { RunReport } from '../src/index.ts';
@@ -58,8 +59,9 @@ async function main(): Promise<number> {
   // platform's rates instead (for 'local', assumed ones) and runs no kernel.
   const rt = await Runtime.create({ mode: simulate ? 'simulated' : 'real' });
   try {
-    // 64 tile handles A[i,j]; `a` is copied into them now and the written tiles are copied back
-    // after each batch. From here on, change `a` only through rt.acquire(tile, 'RW').
+    // 64 tile handles A[i,j]; `a` is copied into them now, and the written tiles are copied
+    // back by sync(), acquire/release and close(). From here on, change `a` only through
+    // rt.acquire(tile, 'RW').
     const A = rt.matrix(a, N, N, TILE);
     // Kernels are referred to by module URL and export name: the worker threads import the module.
     const module = new URL('./kernels.ts', import.meta.url);
@@ -110,7 +112,8 @@ async function main(): Promise<number> {
 
     let report: RunReport;
     try {
-      report = await rt.wait(); // runs the batch; `a` then holds L in its lower triangle
+      report = await rt.wait(); // every task ended; tiles may still sit on (emulated) devices
+      await rt.sync(); // `a` now holds L in its lower triangle
     } catch (e) {
       // A kernel threw (potrf does on a matrix that is not positive definite): the tasks that
       // depend on it were cancelled, the others ran.
@@ -125,9 +128,8 @@ async function main(): Promise<number> {
         `makespan ${report.makespanS.toFixed(4)} s, ${report.gflops.toFixed(2)} GFlop/s`,
     );
 
-    // acquire() first runs every task submitted so far (none left here: calling it before wait()
-    // would make that run its own batch, whose report wait() does not return), then returns the
-    // runtime's copy of the tile; tasks submitted later that write it wait for release().
+    // acquire() waits for the tasks submitted before it that touch the tile, then returns the
+    // runtime's copy of it; tasks submitted later that write it wait for release().
     const tile = A.at(0, 0);
     const l00 = await rt.acquire(tile, 'R');
     const pivot = l00[0]!;

@@ -14,9 +14,11 @@ export { type Access, type Codelet, type HandleOptions, TaskGraph, type TaskOpti
 export { type DurationModel, PlatformModel } from './core/model.ts';
 export type { Link, MemoryNode, Platform, Worker } from './core/platform.ts';
 export type { EvictionContext, EvictionPolicy, SchedContext, Scheduler } from './core/policy.ts';
+export { CMD_NAMES, type Command, decode, formatCommand } from './core/protocol.ts';
 export { AccessMode, LocusError, type WorkerKind } from './core/types.ts';
+export type { Backend, EventSink } from './drive/backend.ts';
+export { Driver, type DriverHooks, type TaskFailure } from './drive/driver.ts';
 export { createEviction, EVICTION_POLICIES } from './evict/index.ts';
-export type { TaskFailure } from './exec/driver.ts';
 export { TiledMatrix, type TypedMatrix } from './exec/matrix.ts';
 export type { DType, Kernel, KernelRef } from './exec/protocol.ts';
 export {
@@ -28,6 +30,8 @@ export {
   Runtime,
   type RuntimeOptions,
   type SubmitOptions,
+  Task,
+  TaskCancelledError,
   TaskFailedError,
 } from './exec/runtime.ts';
 export { type HistoryEntry, HistoryModel, type Sample } from './perf/history.ts';
@@ -37,6 +41,7 @@ export { ModelStore, machineDir } from './perf/store.ts';
 export { describePlatform, PRESETS, resolvePlatform } from './platform/presets.ts';
 export { parsePlatformFile, platformToJson } from './platform/schema.ts';
 export { createScheduler, SCHEDULERS, type SchedulerOptions } from './sched/index.ts';
+export { SimBackend } from './sim/backend.ts';
 export { type SimulateOptions, type SimulateResult, simulate } from './sim/simulate.ts';
 export { Simulator } from './sim/simulator.ts';
 export { ChromeTrace } from './trace/chrome.ts';

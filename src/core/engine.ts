@@ -227,6 +227,8 @@ export class Engine implements SchedContext, EvictionContext {
   private idleSent = false;
   /** The final write-back has been issued. */
   private flushStarted = false;
+  /** Tasks were taken at least once (later submissions need dynamic policies). */
+  private tookTasks = false;
 
   // Workers.
   private readonly depth: Int32Array;
@@ -357,9 +359,11 @@ export class Engine implements SchedContext, EvictionContext {
 
   /**
    * Opens the engine at time `now`: checks the platform and initialises the policies, whose
-   * tables are sized to what the graph holds now (more may be submitted later).
+   * tables are sized to what the graph holds now (more may be submitted later). With `from`,
+   * the graph's tasks before it are taken as ended (an earlier engine ran them and wrote every
+   * datum home): this engine takes tasks from `from` on.
    */
-  open(now: number): void {
+  open(now: number, from = 0): void {
     if (this.started) throw new Error('engine already started');
     const p = this.platform;
     for (let n = 0; n < this.nNodes; n++) {
@@ -376,8 +380,34 @@ export class Engine implements SchedContext, EvictionContext {
     // Policies may read canRun and estimates of the tasks already in the graph at init.
     this.syncCodelets();
     this.computeFootprints(0, this.graph.taskCount);
+    if (from > 0) {
+      const g = this.graph;
+      this.taskState.fill(TASK_DONE, 0, from);
+      this.knownTasks = from;
+      this.tasksEnded = from;
+      let e = 0;
+      while (e < g.edgeCount && g.edgeTarget.data[e]! < from) e++;
+      this.knownEdges = e;
+    }
     this.eviction.init(this);
     this.scheduler.init(this);
+  }
+
+  /**
+   * The application dropped `handle` (unregister, after an acquire brought it home): frees
+   * its unpinned replicas off its home node. Its home copy stays; no task may use it again.
+   */
+  dropReplicas(handle: number, now: number): void {
+    this.nowS = now;
+    this.eventId++;
+    const nn = this.nNodes;
+    for (let n = 0; n < nn; n++) {
+      const slot = handle * nn + n;
+      if (n === this.home || this.ralloc[slot] !== 1 || this.rrefs[slot] !== 0) continue;
+      if (this.rstate[slot] === Replica.SHARED || this.rstate[slot] === Replica.INVALID) {
+        this.freeReplica(handle, n, 'evict');
+      }
+    }
   }
 
   /**
@@ -397,7 +427,7 @@ export class Engine implements SchedContext, EvictionContext {
     if (to === from && g.handleCount === this.knownHandles) return;
     this.nowS = now;
     this.eventId++;
-    if (from > 0 && (this.scheduler.dynamic !== true || this.eviction.dynamic !== true)) {
+    if (this.tookTasks && (this.scheduler.dynamic !== true || this.eviction.dynamic !== true)) {
       const who =
         this.scheduler.dynamic !== true
           ? `scheduler ${this.scheduler.name}`
@@ -441,6 +471,7 @@ export class Engine implements SchedContext, EvictionContext {
     }
     this.computeFootprints(from, to);
     this.knownTasks = to;
+    if (to > from) this.tookTasks = true;
     this.idleSent = false;
     let e = this.knownEdges;
     const edges = g.edgeCount;
@@ -452,6 +483,8 @@ export class Engine implements SchedContext, EvictionContext {
         throw new LocusError(`a dependency was added to task ${g.taskLabel(target)}, already submitted`);
       const st = this.taskState[g.edgeSource.data[e]!]!;
       if (st === TASK_DONE) continue;
+      // An acquire still gets its data after a failure (it sees whatever the data hold).
+      if ((st === TASK_FAILED || st === TASK_CANCELLED) && g.taskApp.data[target] === 1) continue;
       if (st === TASK_FAILED || st === TASK_CANCELLED) {
         this.taskState[target] = TASK_CANCELLED;
         cancelAny = true;
@@ -589,8 +622,15 @@ export class Engine implements SchedContext, EvictionContext {
     for (let e = g.succHead.data[task]!; e >= 0; e = g.edgeNext.data[e]!) {
       if (e >= known) continue;
       const s = g.edgeTarget.data[e]!;
-      if (this.taskState[s] === TASK_PENDING) this.cancel(s);
+      if (this.taskState[s] !== TASK_PENDING) continue;
+      if (g.taskApp.data[s] === 1) this.satisfyApp(s);
+      else this.cancel(s);
     }
+  }
+
+  /** An acquire's predecessor ended without running (failed, cancelled): it waits no more for it. */
+  private satisfyApp(task: number): void {
+    if (--this.predLeft[task]! === 0) this.makeReady(task);
   }
 
   /** Cancels a pending task and its pending descendants (iteratively: chains may be long). */
@@ -608,6 +648,10 @@ export class Engine implements SchedContext, EvictionContext {
         if (e >= known) continue;
         const s = g.edgeTarget.data[e]!;
         if (this.taskState[s] !== TASK_PENDING) continue;
+        if (g.taskApp.data[s] === 1) {
+          this.satisfyApp(s);
+          continue;
+        }
         this.taskState[s] = TASK_CANCELLED;
         stack.push(s);
       }

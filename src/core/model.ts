@@ -25,8 +25,8 @@ export interface DurationModel {
 
 /** Durations from the platform's figures: flops over the worker's rate for the codelet. */
 export class PlatformModel implements DurationModel {
-  private readonly rates: Float64Array;
-  private readonly codeletCount: number;
+  private rates: Float64Array;
+  private codeletCount = 0;
   private readonly nodes: number;
   private readonly routeLatency: Float64Array;
   private readonly routeBandwidth: Float64Array;
@@ -56,17 +56,27 @@ export class PlatformModel implements DurationModel {
         this.routeBandwidth[r] = bandwidth;
       }
     }
-    this.codeletCount = graph.codelets.length;
-    const nw = platform.workers.length;
-    this.rates = new Float64Array(this.codeletCount * nw);
-    for (let c = 0; c < this.codeletCount; c++) {
+    this.rates = new Float64Array(0);
+    this.addCodelets(graph);
+  }
+
+  /** Reads the rates of codelets registered since the last look (dynamic submission). */
+  private addCodelets(graph: TaskGraph): void {
+    const nw = this.platform.workers.length;
+    const n = graph.codelets.length;
+    const rates = new Float64Array(n * nw);
+    rates.set(this.rates);
+    for (let c = this.codeletCount; c < n; c++) {
       for (let w = 0; w < nw; w++)
-        this.rates[c * nw + w] = workerRate(platform.workers[w]!, graph.codelets[c]!.name);
+        rates[c * nw + w] = workerRate(this.platform.workers[w]!, graph.codelets[c]!.name);
     }
+    this.rates = rates;
+    this.codeletCount = n;
   }
 
   taskDuration(graph: TaskGraph, task: number, worker: number): number {
     const c = graph.taskCodelet.data[task]!;
+    if (c >= this.codeletCount) this.addCodelets(graph);
     const rate = this.rates[c * this.platform.workers.length + worker]!;
     return graph.taskFlops.data[task]! / rate;
   }

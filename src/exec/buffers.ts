@@ -20,6 +20,8 @@ export class BufferStore {
   /** Dtype code of each handle. */
   readonly handleDtype: number[] = [];
   private replicas = new Int32Array(0);
+  /** Handles whose home replica is entered in `replicas`. */
+  private placed = 0;
   private nodes = 1;
   private homeNode = 0;
   private readonly pools = new Map<string, number[]>();
@@ -53,19 +55,34 @@ export class BufferStore {
     }
   }
 
-  /** Starts a run on `nodes` memory nodes: every handle's home replica is on `homeNode`. */
-  beginRun(nodes: number, homeNode: number): void {
-    // Replicas left on devices by the previous run go back to their pools.
-    const old = this.replicas.length / this.nodes;
-    for (let h = 0; h < old; h++) for (let n = 0; n < this.nodes; n++) this.release(h, n);
+  /**
+   * Sets the memory nodes replicas live on: every handle's home replica is on `homeNode`.
+   * Called once, before the first task runs; handles registered later are placed as they come.
+   */
+  useNodes(nodes: number, homeNode: number): void {
     this.nodes = nodes;
     this.homeNode = homeNode;
-    this.replicas = new Int32Array(this.home.length * nodes).fill(-1);
-    for (let h = 0; h < this.home.length; h++) this.replicas[h * nodes + homeNode] = this.home[h]!;
+    this.replicas = new Int32Array(Math.max(16, this.home.length) * nodes).fill(-1);
+    this.placed = 0;
+    this.placeHandles();
+  }
+
+  /** Enters the home replica of every handle registered since the last call. */
+  private placeHandles(): void {
+    const need = this.home.length * this.nodes;
+    if (need > this.replicas.length) {
+      const next = new Int32Array(Math.max(need, this.replicas.length * 2)).fill(-1);
+      next.set(this.replicas);
+      this.replicas = next;
+    }
+    for (let h = this.placed; h < this.home.length; h++)
+      this.replicas[h * this.nodes + this.homeNode] = this.home[h]!;
+    this.placed = this.home.length;
   }
 
   /** The buffer holding handle h's replica on node n, allocated if it has none. */
   replica(h: number, n: number): number {
+    if (h >= this.placed) this.placeHandles();
     const slot = h * this.nodes + n;
     const id = this.replicas[slot]!;
     if (id >= 0) return id;

@@ -22,6 +22,8 @@ export class WorkerThread {
   private replies: ((m: WorkerReply) => void)[] = [];
   /** Called when the thread exits unexpectedly (set by the driver during a run). */
   onExit: ((code: number) => void) | undefined;
+  /** Called when the thread's run loop ended on a STOP record. */
+  onStopped: (() => void) | undefined;
 
   constructor(readonly index: number) {
     const { thread, port } = this.spawn();
@@ -32,7 +34,10 @@ export class WorkerThread {
   private spawn(): { thread: Worker; port: MessagePort } {
     const channel = new MessageChannel();
     const thread = new Worker(ENTRY, { workerData: { port: channel.port2 }, transferList: [channel.port2] });
-    thread.on('message', (m: WorkerReply) => this.replies.shift()?.(m));
+    thread.on('message', (m: WorkerReply) => {
+      if (m.type === 'stopped') this.onStopped?.();
+      else this.replies.shift()?.(m);
+    });
     thread.on('error', () => {
       // An uncaught error ends the thread; 'exit' follows and reports it.
     });
@@ -66,9 +71,8 @@ export class WorkerThread {
     });
   }
 
-  /** Sends a control message expecting a reply later (a run: 'stopped' at its end). */
-  post(m: ControlMessage, onReply: (m: WorkerReply) => void): void {
-    this.replies.push(onReply);
+  /** Sends a control message that gets no reply (a run: onStopped is called at its end). */
+  post(m: ControlMessage): void {
     this.thread.postMessage(m);
   }
 
@@ -120,17 +124,33 @@ export class WorkerPool {
   }
 
   /**
-   * Imports `refs` (the full kernel table, indexed by kernel id) into every thread that lacks
-   * them. Throws a LocusError naming the module when an import fails.
+   * Imports the kernels of `refs` (the full kernel table, indexed by kernel id) from index
+   * `from` on into every thread; `beforeWait(thread)` runs after the request is posted (a
+   * running thread must be told through its ring to go back to its event loop). Resolves
+   * with the load errors by kernel id: a kernel that fails to load fails its own tasks only.
    */
-  async load(refs: readonly KernelRef[], from = this.loaded.length): Promise<void> {
-    if (refs.length <= from) return;
+  async load(
+    refs: readonly KernelRef[],
+    from = this.loaded.length,
+    beforeWait?: (t: WorkerThread) => void,
+  ): Promise<Map<number, string>> {
+    const errors = new Map<number, string>();
+    if (refs.length <= from) return errors;
     const kernels = refs.slice(from).map((ref, i) => ({ index: from + i, ref }));
-    const replies = await Promise.all(this.threads.map((t) => t.request({ type: 'load', kernels })));
+    const replies = await Promise.all(
+      this.threads.map((t) => {
+        const p = t.request({ type: 'load', kernels });
+        beforeWait?.(t);
+        return p;
+      }),
+    );
     for (const r of replies) {
-      if (r.type === 'load-error') throw new LocusError(`cannot load a codelet's kernel: ${r.message}`);
+      if (r.type === 'load-error')
+        throw new LocusError(`a worker thread died while loading kernels: ${r.message}`);
+      if (r.type === 'loaded') for (const e of r.errors) errors.set(e.index, e.message);
     }
     for (let i = this.loaded.length; i < refs.length; i++) this.loaded.push(refs[i]!);
+    return errors;
   }
 
   /** Replaces thread `i` after it died, and reloads every kernel into the new one. */

@@ -3,10 +3,12 @@
  * (tasks to run, completions) goes through shared rings (ring.ts); these messages set things
  * up: codelet modules to import, replica buffers, a run's shared tables.
  *
- * A task record in a worker's ring: [task, n, buf_0, ..., buf_{n-1}] where buf_i is the id of
- * the buffer holding the task's i-th access on the worker's node. A completion record:
- * [task, status] with status COMPLETED, FAILED (an error message follows on the worker's
- * port) or SKIPPED (cancelled after a failure, not run).
+ * A task record in a worker's ring: [task, kernel, n, m, buf_0, ..., buf_{n-1}, arg bits]
+ * where buf_i is the id of the buffer holding the task's i-th access on the worker's node,
+ * kernel the kernel id (-1: nothing to run) and the m float64 arguments follow as 2 m int32
+ * words (their bits). A completion record: [task, status, start bits (2), end bits (2)] with
+ * status COMPLETED or FAILED (an error message precedes it on the worker's port), start and
+ * end in ms since the epoch.
  */
 
 /** Element types a buffer can be viewed as; the code travels with each buffer. */
@@ -40,9 +42,13 @@ export const Status = {
   COMPLETED: 0,
   /** The kernel threw; the message follows on the worker's port. */
   FAILED: 1,
-  /** The task was cancelled (a predecessor failed) and not run. */
-  SKIPPED: 2,
 } as const;
+
+/** Int32 words of a completion record. */
+export const COMPLETION_WORDS = 6;
+
+/** Int32 words of a task record's header (task, kernel, buffers, arguments). */
+export const RECORD_HEADER = 4;
 
 /** A codelet's CPU implementation: a module URL and the name of the function it exports. */
 export interface KernelRef {
@@ -65,16 +71,6 @@ export type ControlMessage =
       done: SharedArrayBuffer;
       /** The bell the worker rings after publishing completions. */
       bell: SharedArrayBuffer;
-      /** Per task: kernel index (-1: no kernel, an empty task). */
-      taskKernel: SharedArrayBuffer;
-      /** Per task: start offset of its arguments in `args` (task count + 1 entries). */
-      argStart: SharedArrayBuffer;
-      /** Arguments of every task, Float64. */
-      args: SharedArrayBuffer;
-      /** Per task: start and end times (ms since the epoch), written by the worker. */
-      times: SharedArrayBuffer;
-      /** Per task: 1 when cancelled (skip it). */
-      cancelled: SharedArrayBuffer;
     }
   | { type: 'stop' };
 
@@ -94,10 +90,19 @@ export interface FailureMessage {
 }
 
 /** Worker to main, on the control channel. */
-export type WorkerReply = { type: 'loaded' } | { type: 'load-error'; message: string } | { type: 'stopped' };
+export type WorkerReply =
+  | { type: 'loaded'; errors: { index: number; message: string }[] }
+  | { type: 'load-error'; message: string }
+  | { type: 'stopped' };
 
 /** The ring record that tells a worker its run is over. */
 export const STOP_TASK = -1;
+
+/**
+ * The ring record that sends a worker back to its event loop until a 'load' message (posted
+ * before the record) has imported new kernels; it then goes on with the records after it.
+ */
+export const YIELD_TASK = -2;
 
 /** Layout of a bell: a counter the main thread waits on, and a flag saying it waits. */
 export const BELL_COUNT = 0;

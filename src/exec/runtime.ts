@@ -1,23 +1,27 @@
 /**
  * The library API (docs/api.md): an application registers data, declares codelets whose CPU
- * kernel lives in a module the worker threads import, submits tasks with access modes, and
- * awaits completion; its arrays then hold the results. The same program runs simulated by
- * changing `mode`: the simulator replays the platform's rates and no kernel runs.
+ * kernel lives in a module the worker threads import, and submits tasks with access modes;
+ * each submission returns a Task whose promise settles when it finishes, fails or is
+ * cancelled. Tasks run while more are submitted (from anywhere: a task's callback included),
+ * on one engine that lives as long as the runtime, so data stay on the (emulated) devices
+ * between waits: write-back happens on eviction, on acquire, on sync, on unregister and at
+ * close. The same program runs simulated by changing `mode`: the simulator replays the
+ * platform's rates and no kernel runs.
  *
- * Submissions accumulate until `wait()` (or `acquire()`), which builds their task graph
- * (dependencies inferred from the access order, as in StarPU's sequential consistency) and
- * runs it on the engine through the real driver or the simulator; each such run is a batch.
- * `acquire(h, mode)` waits for the tasks submitted before it, makes h's home copy valid and
- * holds off later tasks that conflict with it (and the tasks that depend on those) until
- * `release(h)`, as seed 001's acquire/release does.
+ * `acquire(d, mode)` (seed 001's non-blocking acquire) resolves once every earlier task that
+ * touches d has ended and d's home copy is valid; later tasks that conflict with it wait for
+ * `release(d)`. Policies that cannot take tasks while they run (DARTS, static, ...) run the
+ * tasks in batches instead: each batch's engine ends with all data home.
  */
 import { availableParallelism } from 'node:os';
-import type { EngineObserver } from '../core/engine.ts';
+import { Engine, type EngineObserver } from '../core/engine.ts';
 import { TaskGraph } from '../core/graph.ts';
+import { FloatList, growU8, IntList } from '../core/growable.ts';
 import { type DurationModel, PlatformModel } from '../core/model.ts';
 import type { Platform } from '../core/platform.ts';
-import type { Scheduler } from '../core/policy.ts';
+import type { EvictionPolicy, Scheduler } from '../core/policy.ts';
 import { AccessMode, LocusError, type WorkerKind } from '../core/types.ts';
+import { Driver, type TaskFailure } from '../drive/driver.ts';
 import { createEviction } from '../evict/index.ts';
 import type { HistoryModel } from '../perf/history.ts';
 import { type BusPair, CalibratedModel } from '../perf/model.ts';
@@ -26,15 +30,17 @@ import { ModelStore, machineDir } from '../perf/store.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parseSize } from '../platform/units.ts';
 import { createScheduler, type SchedulerOptions } from '../sched/index.ts';
-import { Simulator } from '../sim/simulator.ts';
+import { SimBackend } from '../sim/backend.ts';
 import { ChromeTrace } from '../trace/chrome.ts';
 import { buildReport, type RunReport } from '../trace/report.ts';
 import { RunStats } from '../trace/stats.ts';
 import { BufferStore } from './buffers.ts';
-import { runReal, type TaskFailure, withoutTaskEvents } from './driver.ts';
 import { TiledMatrix, type TypedMatrix } from './matrix.ts';
 import { WorkerPool } from './pool.ts';
 import { DTYPES, type DType, type KernelRef } from './protocol.ts';
+import { checkRecordSize, ThreadBackend } from './thread-backend.ts';
+
+export type { TaskFailure } from '../drive/driver.ts';
 
 /** An access mode as the API spells it. */
 export type Mode = 'R' | 'W' | 'RW';
@@ -62,14 +68,15 @@ export interface CodeletSpec {
   name: string;
   /**
    * The CPU implementation: an ES module URL (import.meta.resolve or a file:// URL) and the
-   * name of its exported function `(data: TypedArray[], args: Float64Array) => void`. Without
-   * it, tasks of this codelet run nothing (useful for simulations and overhead tests).
+   * name of its exported function `(data: TypedArray[], args: Float64Array) => void`, which
+   * must be synchronous. Without it, tasks of this codelet run nothing (useful for
+   * simulations and overhead tests).
    */
-  kernel?: { module: string | URL; export: string };
+  kernel?: { module: string | URL; export: string } | undefined;
   /** Flop count from the task's dims (for reports and the schedulers' estimates). */
-  flops?: (...dims: number[]) => number;
+  flops?: ((...dims: number[]) => number) | undefined;
   /** Worker kinds that may run it (default both: emulated devices run the CPU kernel). */
-  kinds?: readonly WorkerKind[];
+  kinds?: readonly WorkerKind[] | undefined;
 }
 
 /** A declared codelet. */
@@ -83,69 +90,75 @@ export interface Codelet {
 /** Per-task options. */
 export interface SubmitOptions {
   /** Numeric arguments handed to the kernel (tile sizes, scalars). */
-  args?: readonly number[];
+  args?: readonly number[] | undefined;
   /** Sizes passed to the codelet's flops function. */
-  dims?: readonly number[];
+  dims?: readonly number[] | undefined;
   /** Flop count (overrides the codelet's function). */
-  flops?: number;
+  flops?: number | undefined;
   /** Priority (larger runs first under priority-aware schedulers). */
-  priority?: number;
+  priority?: number | undefined;
   /** Name in reports, traces and errors. */
-  name?: string;
+  name?: string | undefined;
+  /**
+   * Called once when the task ends: with no argument when it finished, with the error when it
+   * failed or was cancelled. It may submit more tasks. An exception it throws is reported by
+   * the next wait().
+   */
+  onDone?: ((error?: Error) => void) | undefined;
 }
 
 /** How a Runtime runs. */
 export interface RuntimeOptions {
   /** 'real' (default): worker threads run the kernels; 'simulated': the platform is simulated. */
-  mode?: 'real' | 'simulated';
+  mode?: 'real' | 'simulated' | undefined;
   /** A preset name, a platform file path, or a Platform (default 'local': this machine). */
-  platform?: string | Platform;
+  platform?: string | Platform | undefined;
   /** CPU workers of a preset (default: the preset's; 'local': one per core). */
-  cpus?: number;
+  cpus?: number | undefined;
   /** GPUs of a preset; on 'local', emulated devices (default 0). */
-  gpus?: number;
+  gpus?: number | undefined;
   /** Memory of every GPU / emulated device, bytes or a size string ("8MiB"). */
-  gpuMemory?: number | string;
+  gpuMemory?: number | string | undefined;
   /** Scheduling policy name (default 'dmdar') or object. */
-  scheduler?: string | Scheduler;
+  scheduler?: string | Scheduler | undefined;
   /** Options of the named scheduler. */
-  schedulerOptions?: SchedulerOptions;
+  schedulerOptions?: SchedulerOptions | undefined;
   /** Eviction policy name (default 'lru'). */
-  eviction?: string;
+  eviction?: string | undefined;
   /** Seed of the run's random choices (default 1). */
-  seed?: number;
+  seed?: number | undefined;
   /** Real mode: hold copies to/from emulated devices back to the platform's link speed. */
-  throttle?: boolean;
+  throttle?: boolean | undefined;
   /** Tasks each worker holds at once (real mode default 4; simulated: the engine's defaults). */
-  pipeline?: number;
+  pipeline?: number | undefined;
   /** Tasks a GPU pops ahead of its pipeline (the scheduler's or engine's default otherwise). */
-  lookahead?: number;
+  lookahead?: number | undefined;
   /** Set bottom-level priorities on each batch (for dmdas, prio, darts tie-breaks). */
-  priorities?: 'bottom-level';
-  /** Record a Chrome trace of each batch (Runtime.trace). */
-  trace?: boolean;
-  /** Progress of a batch: tasks done out of its total. */
-  onProgress?: (done: number, total: number) => void;
-  /** Aborts the current batch (Ctrl-C): worker threads are stopped and wait() rejects. */
-  signal?: AbortSignal;
+  priorities?: 'bottom-level' | undefined;
+  /** Record a Chrome trace (Runtime.trace). */
+  trace?: boolean | undefined;
+  /** Progress: tasks ended out of those submitted. */
+  onProgress?: ((done: number, total: number) => void) | undefined;
+  /** Aborts the runtime (Ctrl-C): worker threads are stopped and pending waits reject. */
+  signal?: AbortSignal | undefined;
   /**
    * Performance models (src/perf): 'update' (real mode's default) estimates durations from
    * the calibrated models when there are any and saves every real run's measurements into
    * them; 'read' only uses them (the simulated mode's default); 'off' uses the platform's rates.
    */
-  perfModels?: 'update' | 'read' | 'off';
+  perfModels?: 'update' | 'read' | 'off' | undefined;
   /** The model folder (default: LOCUS_PERFMODEL_DIR, else ~/.locus/perfmodels). */
-  perfModelDir?: string;
+  perfModelDir?: string | undefined;
   /**
    * Calibration mode (StarPU_CALIBRATE): dm* schedulers send each task to a worker kind whose
    * model for it has fewer than `minSamples` measurements.
    */
-  calibrate?: boolean;
+  calibrate?: boolean | undefined;
   /** Measurements that make a model calibrated (default 10). */
-  minSamples?: number;
+  minSamples?: number | undefined;
 }
 
-/** A batch in which some tasks failed: names them; dependent tasks were cancelled. */
+/** Tasks that failed: names them; the tasks that depend on them were cancelled. */
 export class TaskFailedError extends LocusError {
   constructor(
     readonly failures: readonly TaskFailure[],
@@ -161,51 +174,134 @@ export class TaskFailedError extends LocusError {
   }
 }
 
-interface Pending {
-  codelet: number;
-  accesses: [number, AccessMode][];
-  args: readonly number[] | undefined;
-  dims: readonly number[] | undefined;
-  flops: number | undefined;
-  priority: number;
-  name: string | undefined;
+/** A task that did not run because a task it depends on failed or was cancelled. */
+export class TaskCancelledError extends LocusError {
+  constructor(readonly label: string) {
+    super(`task ${label} was cancelled: a task it depends on failed`);
+    this.name = 'TaskCancelledError';
+  }
 }
 
-/** Where a registered array's content goes back to after each batch. */
+const PENDING = 0;
+const FINISHED = 1;
+const FAILED = 2;
+const CANCELLED = 3;
+/** An acquire holding its data (counts as ended for wait()). */
+const ACQUIRED = 4;
+
+/** A submitted task: its id and name, and a promise of its end. */
+export class Task {
+  constructor(
+    /** Task id (submission order over the runtime's life). */
+    readonly id: number,
+    /** Its name, or its codelet's name and id. */
+    readonly name: string,
+    private readonly rt: Runtime,
+  ) {}
+
+  /**
+   * Settles when the task ends: resolves when it finished, rejects with a TaskFailedError or
+   * TaskCancelledError. Created on first use, so an unobserved failure is not an unhandled
+   * rejection (wait() reports it).
+   */
+  get done(): Promise<void> {
+    return this.rt.taskPromise(this.id);
+  }
+
+  /** 'pending', 'finished', 'failed' or 'cancelled'. */
+  get state(): 'pending' | 'finished' | 'failed' | 'cancelled' {
+    return this.rt.taskState(this.id);
+  }
+}
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (e: Error) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** Where a registered array's content goes back to (on acquire/release, sync, close). */
 interface Mirror {
   handle: number;
   target: DataArray;
 }
 
-/** A Locus runtime: data, codelets, task submission, and batches run real or simulated. */
+/** One engine and its backend: the runtime's life, or one batch under a static policy. */
+interface Session {
+  engine: Engine;
+  driver: Driver;
+  backend: ThreadBackend | SimBackend;
+  stats: RunStats;
+  recorder: SampleRecorder | undefined;
+  /** The policies take tasks while they run (else the session is one batch). */
+  dynamic: boolean;
+  wall0: number;
+}
+
+/** Every object a runtime hands out, with the runtime that owns it. */
+const owners = new WeakMap<object, Runtime>();
+
+/** A Locus runtime: data, codelets, tasks, run for real on worker threads or simulated. */
 export class Runtime {
   /** The machine it runs on (or simulates). */
   readonly platform: Platform;
   /** 'real' or 'simulated'. */
   readonly mode: 'real' | 'simulated';
-  /** The last batch's Chrome trace, when RuntimeOptions.trace is set. */
+  /** The Chrome trace of the runtime's tasks so far, when RuntimeOptions.trace is set. */
   trace: ChromeTrace | undefined;
   private options: RuntimeOptions;
   private readonly store = new BufferStore();
-  private readonly names: string[] = [];
+  private readonly names: (string | undefined)[] = [];
   private readonly codelets: { spec: CodeletSpec; kernel: number }[] = [];
   private readonly kernels: KernelRef[] = [];
-  private pending: Pending[] = [];
-  private readonly mirrors: Mirror[] = [];
+  private kernelsLoaded = 0;
   private readonly mirrorOf: (Mirror | undefined)[] = [];
   private readonly matrices: TiledMatrix[] = [];
-  private readonly acquired = new Map<number, AccessMode>();
-  private releaseWaiters: (() => void)[] = [];
+  private readonly graph = new TaskGraph();
+  private readonly payloads = { kernel: new IntList(), argStart: new IntList(), args: new FloatList() };
+  private readonly acquireCodelet: number;
+  private status = new Uint8Array(64);
+  private readonly pending: (Deferred | undefined)[] = [];
+  private readonly callbacks: (((error?: Error) => void) | undefined)[] = [];
+  private lowWater = 0;
+  private readonly waiters: { upTo: number; resolve: () => void }[] = [];
+  private readonly failures: TaskFailure[] = [];
+  private cancelledSince = 0;
+  private readonly callbackErrors: unknown[] = [];
+  /** Handle -> the acquire task holding it (or waiting for it). */
+  private readonly held = new Map<number, number>();
+  /** Acquires that got their data and are not released. */
+  private holding = 0;
+  private readonly acquireWaiters = new Map<number, () => void>();
+  /** Handles written since their content last went back to the registered arrays. */
+  private readonly written = new Set<number>();
+  private session: Session | undefined;
+  private sessionFrom = 0;
+  private chain: Promise<void> = Promise.resolve();
+  private pumpQueued = false;
+  private loop: Promise<void> | undefined;
+  private closed = false;
+  private fatal: Error | undefined;
   private pool: WorkerPool | undefined;
   private history: HistoryModel | undefined;
   private bus: BusPair[] | undefined;
-  private closed = false;
-  private running: Promise<RunReport> | undefined;
 
   private constructor(options: RuntimeOptions, platform: Platform) {
     this.options = options;
     this.platform = platform;
     this.mode = options.mode ?? 'real';
+    this.payloads.argStart.push(0);
+    this.acquireCodelet = this.graph.addCodelet({ name: 'acquire', kinds: ['cpu'] });
   }
 
   /** Creates a runtime; in real mode, starts one worker thread per platform worker. */
@@ -227,31 +323,31 @@ export class Runtime {
     if (mode === 'real') {
       if (platform.workers.length > 256) {
         throw new LocusError(
-          `platform ${platform.name} has ${platform.workers.length} workers: a real run starts one thread each (at most 256); use --cpus or a smaller platform`,
+          `platform ${platform.name} has ${platform.workers.length} workers: a real run starts one thread each (at most 256); use a platform with fewer workers`,
         );
       }
       rt.pool = new WorkerPool(platform.workers.length);
     }
+    options.signal?.addEventListener('abort', () => rt.abort(), { once: true });
     return rt;
   }
 
   // ---------------------------------------------------------------- data
 
   /**
-   * Registers `array`: tasks then read and write a runtime copy, and after each batch the
-   * results are copied back into `array`.
+   * Registers `array`: tasks then read and write a runtime copy, whose content goes back into
+   * `array` when the application acquires and releases it, calls sync() or unregister(), and
+   * at close().
    */
-  data(array: DataArray, options: { name?: string } = {}): Data {
+  data(array: DataArray, options: { name?: string | undefined } = {}): Data {
     const dtype = dtypeOf(array);
     const id = this.addHandle(dtype, array.length, array, options.name);
-    const m = { handle: id, target: array };
-    this.mirrors.push(m);
-    this.mirrorOf[id] = m;
+    this.mirrorOf[id] = { handle: id, target: array };
     return this.describe(id);
   }
 
-  /** Registers runtime-owned data of `length` zero elements (read it with `read`). */
-  scratch(dtype: DType, length: number, options: { name?: string } = {}): Data {
+  /** Registers runtime-owned data of `length` zero elements (read it with acquire). */
+  scratch(dtype: DType, length: number, options: { name?: string | undefined } = {}): Data {
     if (!DTYPES.includes(dtype))
       throw new LocusError(`unknown dtype '${dtype}': use one of ${DTYPES.join(', ')}`);
     return this.describe(this.addHandle(DTYPES.indexOf(dtype), length, undefined, options.name));
@@ -259,8 +355,8 @@ export class Runtime {
 
   /**
    * Registers a column-major `rows` x `cols` matrix cut into `tile` x `tile` tiles (the last
-   * row and column of tiles may be smaller), each a handle; after each batch the tiles are
-   * copied back into `array`.
+   * row and column of tiles may be smaller), each a handle whose content goes back into
+   * `array` as for data().
    */
   matrix(
     array: Float64Array | Float32Array,
@@ -276,8 +372,9 @@ export class Runtime {
     return m;
   }
 
-  /** The runtime's copy of `d` (valid between batches, or while acquired). */
+  /** The runtime's home copy of `d`: up to date while `d` is acquired, after sync() and close(). */
   read(d: Data): DataArray {
+    this.checkData(d, 'read');
     return this.store.view(this.store.home[d.id]!);
   }
 
@@ -287,208 +384,566 @@ export class Runtime {
     init: ArrayLike<number> | undefined,
     name?: string,
   ): number {
-    if (this.closed) throw new LocusError('this runtime is closed');
+    this.checkOpen();
     if (!Number.isInteger(length) || length < 1) {
       throw new LocusError(`data length must be a positive integer (got ${length})`);
     }
     const id = this.store.addHandle(dtype, length, init);
-    this.names.push(name ?? `data${id}`);
+    const label = name ?? `data${id}`;
+    this.names.push(label);
+    const g = this.graph.addHandle(Math.max(1, this.store.buffers[this.store.home[id]!]!.byteLength), {
+      name: label,
+    });
+    if (g !== id) throw new Error(`handle ids diverged (${g} vs ${id})`);
     return id;
   }
 
   private describe(id: number): Data {
     const dtype = DTYPES[this.store.handleDtype[id]!]!;
     const length = this.store.buffers[this.store.home[id]!]!.byteLength / bytesOf(dtype);
-    return { id, name: this.names[id]!, dtype, length };
+    const d: Data = Object.freeze({ id, name: this.names[id]!, dtype, length });
+    owners.set(d, this);
+    return d;
+  }
+
+  /** Throws unless `d` is live data of this runtime. */
+  private checkData(d: Data, what: string): void {
+    const owner = owners.get(d as object);
+    if (owner !== this) {
+      throw new LocusError(
+        owner === undefined
+          ? `${what}: ${String((d as Partial<Data>)?.name ?? d)} is not data registered with a Runtime (use rt.data, rt.scratch or rt.matrix)`
+          : `${what}: ${d.name} belongs to another Runtime: register it with this one`,
+      );
+    }
+    if (this.names[d.id] === undefined) throw new LocusError(`${what}: ${d.name} was unregistered`);
   }
 
   // ---------------------------------------------------------------- codelets and tasks
 
   /** Declares a codelet. */
   codelet(spec: CodeletSpec): Codelet {
+    this.checkOpen();
     if (!spec.name) throw new LocusError('a codelet needs a name');
     let kernel = -1;
     if (spec.kernel) {
+      if (this.mode === 'real' && !spec.kernel.export)
+        throw new LocusError(`codelet ${spec.name}: kernel.export is empty`);
       const module = spec.kernel.module instanceof URL ? spec.kernel.module.href : spec.kernel.module;
       kernel = this.kernels.findIndex((k) => k.module === module && k.export === spec.kernel!.export);
       if (kernel < 0) kernel = this.kernels.push({ module, export: spec.kernel.export }) - 1;
     }
-    this.codelets.push({ spec, kernel });
-    return { id: this.codelets.length - 1, name: spec.name };
+    const kinds = spec.kinds ?? ['cpu', 'gpu'];
+    const gid = this.graph.addCodelet({ name: spec.name, kinds, flops: spec.flops });
+    this.codelets[gid] = { spec, kernel };
+    const c: Codelet = Object.freeze({ id: gid, name: spec.name });
+    owners.set(c, this);
+    return c;
   }
 
-  /** Submits a task; returns its index in the current batch. */
-  submit(
-    codelet: Codelet,
-    accesses: readonly (readonly [Data, Mode])[],
-    options: SubmitOptions = {},
-  ): number {
-    if (this.closed) throw new LocusError('this runtime is closed');
-    if (this.codelets[codelet.id] === undefined) throw new LocusError(`unknown codelet ${codelet.name}`);
+  /** Submits a task; it runs as soon as its data allow, while the application goes on. */
+  submit(codelet: Codelet, accesses: readonly (readonly [Data, Mode])[], options: SubmitOptions = {}): Task {
+    this.checkOpen();
+    if (owners.get(codelet as object) !== this || this.codelets[codelet.id] === undefined) {
+      throw new LocusError(
+        `codelet ${String((codelet as Partial<Codelet>)?.name)} was not declared on this Runtime: declare it with rt.codelet`,
+      );
+    }
+    const label = options.name ?? codelet.name;
     const list: [number, AccessMode][] = [];
-    for (const [d, mode] of accesses) {
+    for (const access of accesses) {
+      const [d, mode] = access;
       const m = MODES[mode];
-      if (m === undefined) throw new LocusError(`access mode must be R, W or RW (got '${String(mode)}')`);
-      if (this.names[d.id] === undefined) throw new LocusError(`unknown data ${d.name}`);
+      if (m === undefined)
+        throw new LocusError(`task ${label}: access mode must be R, W or RW (got '${String(mode)}')`);
+      this.checkData(d, `task ${label}`);
       if (list.some(([h]) => h === d.id)) {
         throw new LocusError(
-          `task ${options.name ?? codelet.name} lists ${d.name} twice: give each datum once, with mode RW if it is read and written`,
+          `task ${label} lists ${d.name} twice: give each datum once, with mode RW if it is read and written`,
         );
       }
       list.push([d.id, m]);
     }
-    this.pending.push({
-      codelet: codelet.id,
-      accesses: list,
-      args: options.args,
+    const args = options.args ?? [];
+    checkRecordSize(list.length, args.length, label);
+    const id = this.graph.submit(codelet.id, list, {
+      priority: options.priority,
       dims: options.dims,
       flops: options.flops,
-      priority: options.priority ?? 0,
       name: options.name,
     });
-    return this.pending.length - 1;
+    this.recordPayload(this.codelets[codelet.id]!.kernel, args);
+    for (const [h, m] of list) if (m & AccessMode.W) this.written.add(h);
+    if (options.onDone) this.callbacks[id] = options.onDone;
+    this.schedulePump();
+    return new Task(id, this.graph.taskLabel(id), this);
   }
 
-  /** Tasks submitted and not run yet. */
+  private recordPayload(kernel: number, args: readonly number[]): void {
+    const p = this.payloads;
+    p.kernel.push(kernel);
+    for (const a of args) p.args.push(a);
+    p.argStart.push(p.args.length);
+    if (this.status.length < this.graph.taskCount)
+      this.status = growU8(this.status, 2 * this.graph.taskCount);
+  }
+
+  /** Tasks submitted and not ended yet (acquires being held count as ended). */
   get pendingTasks(): number {
-    return this.pending.length;
+    let n = 0;
+    for (let t = this.lowWater; t < this.graph.taskCount; t++) if (this.status[t] === PENDING) n++;
+    return n;
   }
 
-  // ---------------------------------------------------------------- running
+  /** The promise behind Task.done. */
+  taskPromise(id: number): Promise<void> {
+    const s = this.status[id]!;
+    if (s === FINISHED || s === ACQUIRED) return Promise.resolve();
+    if (s === FAILED) return Promise.reject(this.failureError(id));
+    if (s === CANCELLED) return Promise.reject(new TaskCancelledError(this.graph.taskLabel(id)));
+    let d = this.pending[id];
+    if (d === undefined) {
+      d = deferred();
+      this.pending[id] = d;
+    }
+    return d.promise;
+  }
+
+  /** The state behind Task.state. */
+  taskState(id: number): 'pending' | 'finished' | 'failed' | 'cancelled' {
+    const s = this.status[id]!;
+    return s === FAILED ? 'failed' : s === CANCELLED ? 'cancelled' : s === PENDING ? 'pending' : 'finished';
+  }
+
+  private failureError(id: number): Error {
+    const f = this.failures.find((x) => x.task === id);
+    const e = new LocusError(`task ${this.graph.taskLabel(id)} failed: ${f?.message ?? 'unknown error'}`);
+    e.name = 'TaskFailedError';
+    return e;
+  }
+
+  // ---------------------------------------------------------------- waiting
 
   /**
-   * Runs every submitted task and resolves with the report of the last batch, once all data
-   * is home and copied back to the registered arrays. Tasks held by an acquired handle run
-   * after its release. Rejects with TaskFailedError if a task failed (the others ran).
+   * Waits until every task submitted so far has ended, and resolves with the report of the
+   * runtime's work so far. Data stay where they are (devices included): read results with
+   * acquire(), sync() or close(). Rejects with TaskFailedError if tasks failed since the last
+   * wait (the others ran; those depending on them were cancelled).
    */
   async wait(): Promise<RunReport> {
-    let report: RunReport | undefined;
-    for (;;) {
-      const r = await this.runBatch();
-      if (r) report = r;
-      if (this.pending.length === 0) break;
-      // Everything left is held by an acquired handle: wait for a release.
-      await new Promise<void>((resolve) => this.releaseWaiters.push(resolve));
+    this.checkOpen();
+    const upTo = this.graph.taskCount;
+    this.schedulePump();
+    await this.chain;
+    this.throwFatal();
+    if (this.lowWater < upTo) await new Promise<void>((resolve) => this.waiters.push({ upTo, resolve }));
+    this.throwFatal();
+    const report = this.report();
+    this.saveSamples();
+    if (this.callbackErrors.length > 0) {
+      const e = this.callbackErrors.splice(0)[0];
+      throw e instanceof Error ? e : new Error(String(e));
     }
-    return report ?? this.emptyReport();
+    const failed = this.failures.filter((f) => f.task < upTo && !(f as { reported?: boolean }).reported);
+    if (failed.length > 0) {
+      for (const f of failed) (f as { reported?: boolean }).reported = true;
+      const cancelled = this.cancelledSince;
+      this.cancelledSince = 0;
+      throw new TaskFailedError(failed, cancelled, report);
+    }
+    return report;
   }
 
   /**
-   * Waits for the tasks submitted so far that touch `d` (in practice: all of them), makes
-   * its home copy valid and returns it; until `release(d)`, later tasks that would modify it
-   * (or, for 'RW', access it at all) are held.
+   * Waits for the tasks submitted before it that touch `d`, makes its home copy valid and
+   * resolves with it (seed 001's non-blocking acquire); until `release(d)`, later tasks that
+   * would modify it (or, for 'RW', access it at all) wait.
    */
   async acquire(d: Data, mode: 'R' | 'RW' = 'R'): Promise<DataArray> {
+    this.checkOpen();
+    this.checkData(d, 'acquire');
     const m = MODES[mode];
     if (m !== AccessMode.R && m !== AccessMode.RW)
       throw new LocusError(`acquire mode must be R or RW (got '${mode}')`);
-    if (this.acquired.has(d.id)) throw new LocusError(`${d.name} is already acquired: release it first`);
-    await this.runBatch();
-    this.acquired.set(d.id, m);
-    return this.read(d);
+    if (this.held.has(d.id)) throw new LocusError(`${d.name} is already acquired: release it first`);
+    const task = this.graph.submit(this.acquireCodelet, [[d.id, m]], {
+      app: true,
+      name: `acquire(${d.name})`,
+    });
+    this.recordPayload(-1, []);
+    this.held.set(d.id, task);
+    if (m & AccessMode.W) this.written.add(d.id);
+    const got = new Promise<void>((resolve) => this.acquireWaiters.set(task, resolve));
+    this.schedulePump();
+    await got;
+    this.throwFatal();
+    return this.store.view(this.store.home[d.id]!);
   }
 
-  /** Ends an acquire: held tasks may run at the next batch. */
+  /** Ends an acquire: `d`'s content goes back to its registered array; held tasks may run. */
   release(d: Data): void {
-    if (!this.acquired.delete(d.id)) throw new LocusError(`${d.name} is not acquired`);
-    // The holder may have changed the data: the user's array (or matrix) gets it now.
-    this.copyBack(new Set([d.id]));
-    for (const w of this.releaseWaiters.splice(0)) w();
+    this.checkData(d, 'release');
+    const task = this.held.get(d.id);
+    if (task === undefined || this.status[task] !== ACQUIRED)
+      throw new LocusError(`${d.name} is not acquired`);
+    this.held.delete(d.id);
+    this.holding--;
+    this.copyBack([d.id]);
+    const s = this.session!;
+    s.engine.release(task, s.backend.now());
+    s.driver.execute();
+    this.ensureLoop();
   }
 
   /**
-   * Changes the scheduling and eviction policies of the next batches (to compare policies on
-   * the same data and threads).
+   * Brings the latest value of every datum tasks wrote home and into the registered arrays,
+   * keeping the device copies (valid until a task writes them again).
+   */
+  async sync(): Promise<void> {
+    this.checkOpen();
+    const handles = [...this.written].filter((h) => this.names[h] !== undefined && !this.held.has(h));
+    if (handles.length === 0) return;
+    const datas = handles.map((h) => this.describe(h));
+    await Promise.all(datas.map((d) => this.acquire(d, 'R')));
+    for (const d of datas) this.release(d);
+    for (const h of handles) this.written.delete(h);
+  }
+
+  /**
+   * Brings `d` home and into its registered array, frees its device copies and forgets it:
+   * later use of `d` is an error.
+   */
+  async unregister(d: Data): Promise<void> {
+    this.checkData(d, 'unregister');
+    await this.acquire(d, 'R');
+    this.release(d);
+    const s = this.session!;
+    s.engine.dropReplicas(d.id, s.backend.now());
+    s.driver.execute();
+    this.written.delete(d.id);
+    this.names[d.id] = undefined;
+  }
+
+  /**
+   * Changes the scheduling and eviction policies: the current engine finishes what it has
+   * (its data go home) and the next tasks run on a new one.
    */
   setPolicies(scheduler: string | Scheduler, eviction = 'lru', schedulerOptions?: SchedulerOptions): void {
     this.options = { ...this.options, scheduler, eviction, schedulerOptions };
+    this.retire = true;
   }
 
-  /** Changes how the next batches use and update the performance models (RuntimeOptions.perfModels). */
+  /** Changes how the next engine uses and updates the performance models (RuntimeOptions.perfModels). */
   setPerfModels(mode: 'update' | 'read' | 'off'): void {
     this.options = { ...this.options, perfModels: mode };
+    this.retire = true;
   }
 
-  /** Stops the worker threads. */
+  private retire = false;
+
+  /**
+   * Waits for every task, writes every datum home and into the registered arrays, saves the
+   * performance models and stops the worker threads. Later calls are errors.
+   */
   async close(): Promise<void> {
-    this.closed = true;
-    await this.pool?.close();
-  }
-
-  /** Runs the pending tasks not held by an acquire; undefined when there were none. */
-  private async runBatch(): Promise<RunReport | undefined> {
-    if (this.running) await this.running.catch(() => undefined);
-    const { now, held } = this.splitHeld();
-    if (now.length === 0) return undefined;
-    this.pending = held;
-    const p = this.runTasks(now);
-    this.running = p;
+    if (this.closed) return;
     try {
-      return await p;
+      if (!this.fatal) {
+        for (const [h] of this.held) this.release(this.describe(h));
+        this.schedulePump();
+        await this.chain;
+        if (this.lowWater < this.graph.taskCount) {
+          const upTo = this.graph.taskCount;
+          await new Promise<void>((resolve) => this.waiters.push({ upTo, resolve }));
+        }
+        this.closed = true;
+        await this.endSession();
+        this.copyBack([...this.written]);
+        this.written.clear();
+        this.saveSamples();
+      }
     } finally {
-      this.running = undefined;
+      this.closed = true;
+      await this.pool?.close();
     }
   }
 
-  /** Splits the pending tasks: those that may run now, and those an acquired handle holds. */
-  private splitHeld(): { now: Pending[]; held: Pending[] } {
-    if (this.acquired.size === 0) return { now: this.pending, held: [] };
-    const blocked = new Map(this.acquired); // handle -> mode that conflicts: R blocks writers, RW everyone
-    const now: Pending[] = [];
-    const held: Pending[] = [];
-    for (const t of this.pending) {
-      const conflict = t.accesses.some(([h, m]) => {
-        const b = blocked.get(h);
-        return b !== undefined && (b === AccessMode.RW || (m & AccessMode.W) !== 0);
-      });
-      if (conflict) {
-        held.push(t);
-        // Later tasks touching anything a held task touches must wait for it.
-        for (const [h] of t.accesses) blocked.set(h, AccessMode.RW);
-      } else {
-        now.push(t);
+  // ---------------------------------------------------------------- the engine's life
+
+  private checkOpen(): void {
+    if (this.fatal) throw this.fatal;
+    if (this.closed) throw new LocusError('this runtime is closed: create a new one');
+  }
+
+  private throwFatal(): void {
+    if (this.fatal) throw this.fatal;
+  }
+
+  private abort(): void {
+    if (this.fatal) return;
+    this.fatal = new LocusError('interrupted');
+    void this.pool?.close();
+    if (this.session?.backend instanceof ThreadBackend) this.session.backend.ring();
+    this.wakeEveryone();
+  }
+
+  /** A fatal error: every pending wait and acquire settles (they rethrow it). */
+  private wakeEveryone(): void {
+    for (const w of this.waiters.splice(0)) w.resolve();
+    for (const [, resolve] of this.acquireWaiters) resolve();
+    this.acquireWaiters.clear();
+  }
+
+  private schedulePump(): void {
+    if (this.pumpQueued) return;
+    this.pumpQueued = true;
+    this.chain = this.chain.then(() => this.pump()).catch((e: unknown) => this.setFatal(e));
+  }
+
+  private setFatal(e: unknown): void {
+    this.fatal ??= e instanceof Error ? e : new Error(String(e));
+    this.wakeEveryone();
+  }
+
+  /** Hands the tasks submitted since the last pump to the engine (loading new kernels first). */
+  private async pump(): Promise<void> {
+    this.pumpQueued = false;
+    if (this.fatal) return;
+    const g = this.graph;
+    if (
+      this.session &&
+      (this.retire || (!this.session.dynamic && this.session.engine.submittedTasks > this.sessionFrom))
+    ) {
+      if (g.taskCount === this.session.engine.submittedTasks) return;
+      // A new engine for the new tasks (new policies, or a batch of a static policy).
+      await this.waitEnded(this.session.engine.submittedTasks);
+      await this.endSession();
+    }
+    if (this.kernels.length > this.kernelsLoaded) {
+      const from = this.kernelsLoaded;
+      this.kernelsLoaded = this.kernels.length;
+      if (this.pool) {
+        const backend = this.session?.backend instanceof ThreadBackend ? this.session.backend : undefined;
+        const errors = backend
+          ? await backend.loadKernels(this.kernels, from)
+          : await this.pool.load(this.kernels, from);
+        for (const [k, message] of errors) {
+          const names = this.codelets.filter((c) => c?.kernel === k).map((c) => c.spec.name);
+          process.emitWarning(
+            `codelet ${names.join(', ')}: its kernel failed to load (${message}); its tasks fail`,
+          );
+        }
       }
     }
-    return { now, held };
+    if (!this.session) this.openSession();
+    const s = this.session!;
+    if (g.taskCount > s.engine.submittedTasks || g.handleCount > s.engine.knownHandleCount) {
+      s.engine.submitted(s.backend.now());
+      s.driver.execute();
+    }
+    this.ensureLoop();
   }
 
-  private buildGraph(tasks: Pending[]): {
-    graph: TaskGraph;
-    taskKernel: Int32Array;
-    argStart: Int32Array;
-    args: Float64Array;
-    written: Set<number>;
-  } {
-    const g = new TaskGraph();
-    for (const c of this.codelets) {
-      g.addCodelet({ name: c.spec.name, kinds: c.spec.kinds ?? ['cpu', 'gpu'], flops: c.spec.flops });
-    }
-    for (let h = 0; h < this.store.handleCount; h++) {
-      g.addHandle(Math.max(1, this.store.buffers[this.store.home[h]!]!.byteLength), { name: this.names[h] });
-    }
-    const taskKernel = new Int32Array(tasks.length);
-    const argStart = new Int32Array(tasks.length + 1);
-    let nArgs = 0;
-    for (const t of tasks) nArgs += t.args?.length ?? 0;
-    const args = new Float64Array(nArgs);
-    const written = new Set<number>();
-    let k = 0;
-    for (let i = 0; i < tasks.length; i++) {
-      const t = tasks[i]!;
-      g.submit(t.codelet, t.accesses, {
-        priority: t.priority,
-        dims: t.dims,
-        flops: t.flops,
-        name: t.name,
+  private async waitEnded(upTo: number): Promise<void> {
+    if (this.lowWater >= upTo) return;
+    await new Promise<void>((resolve) => this.waiters.push({ upTo, resolve }));
+    this.throwFatal();
+  }
+
+  private openSession(): void {
+    const graph = this.graph;
+    const platform = this.platform;
+    const model = this.durationModel(graph);
+    const scheduler = this.scheduler();
+    const eviction = createEviction(this.options.eviction ?? 'lru');
+    if (this.options.priorities === 'bottom-level') graph.setBottomLevelPriorities();
+    const real = this.mode === 'real';
+    const engine = new Engine({
+      graph,
+      platform,
+      scheduler,
+      eviction,
+      model,
+      seed: this.options.seed ?? 1,
+      cpuPipeline: this.options.pipeline ?? (real ? 4 : undefined),
+      gpuPipeline: this.options.pipeline ?? (real ? 4 : undefined),
+      gpuLookahead: this.options.lookahead,
+      issueAhead: real,
+      calibrate: this.options.calibrate,
+    });
+    const stats = new RunStats(engine);
+    const recorder =
+      real && this.perfModels === 'update'
+        ? new SampleRecorder(graph, platform, (t) => this.payloads.kernel.data[t]! >= 0)
+        : undefined;
+    if (this.options.trace && !this.trace) this.trace = new ChromeTrace(engine);
+    const observers: EngineObserver[] = [stats];
+    if (recorder) observers.push(recorder);
+    if (this.trace) observers.push(this.trace);
+    let backend: ThreadBackend | SimBackend;
+    if (real) {
+      backend = new ThreadBackend({
+        platform,
+        pool: this.pool!,
+        store: this.store,
+        payloads: this.payloads,
+        throttle: this.options.throttle,
       });
-      for (const [h, m] of t.accesses) if (m & AccessMode.W) written.add(h);
-      taskKernel[i] = this.codelets[t.codelet]!.kernel;
-      argStart[i] = k;
-      if (t.args) for (const a of t.args) args[k++] = a;
+      for (const ob of observers) engine.observe(withoutTaskEvents(ob));
+    } else {
+      backend = new SimBackend({ graph, platform, model, seed: this.options.seed ?? 1 });
+      for (const ob of observers) engine.observe(ob);
     }
-    argStart[tasks.length] = k;
-    if (this.options.priorities === 'bottom-level') g.setBottomLevelPriorities();
-    return { graph: g, taskKernel, argStart, args, written };
+    backend.attach(engine);
+    const driver = new Driver(engine, backend, {
+      timedObservers: real ? observers : [],
+      progressEvery: real ? 1000 : 10_000,
+      hooks: {
+        ended: (task, error) => this.ended(task, error === undefined ? FINISHED : FAILED),
+        cancelled: (task) => {
+          this.cancelledSince++;
+          this.ended(task, CANCELLED);
+        },
+        acquired: (task) => {
+          this.holding++;
+          this.ended(task, ACQUIRED);
+          const w = this.acquireWaiters.get(task);
+          this.acquireWaiters.delete(task);
+          w?.();
+        },
+        progress: this.options.onProgress,
+      },
+    });
+    this.store.useNodes(platform.nodes.length, platform.homeNode);
+    const from = this.graph.taskCount > 0 ? this.lowWater : 0;
+    engine.open(backend.now(), from);
+    this.sessionFrom = from;
+    if (backend instanceof ThreadBackend) backend.start();
+    this.session = {
+      engine,
+      driver,
+      backend,
+      stats,
+      recorder,
+      dynamic: scheduler.dynamic === true && eviction.dynamic === true,
+      wall0: performance.now(),
+    };
+    this.retire = false;
+  }
+
+  /** A task ended (or an acquire got its data): settle its promise, call back, wake waits. */
+  private ended(task: number, state: number): void {
+    this.status[task] = state;
+    const d = this.pending[task];
+    const cb = this.callbacks[task];
+    if (d !== undefined || cb !== undefined) {
+      const error =
+        state === FAILED
+          ? this.failureError(task)
+          : state === CANCELLED
+            ? new TaskCancelledError(this.graph.taskLabel(task))
+            : undefined;
+      if (d !== undefined) {
+        this.pending[task] = undefined;
+        if (error) d.reject(error);
+        else d.resolve();
+      }
+      if (cb !== undefined) {
+        this.callbacks[task] = undefined;
+        try {
+          cb(error);
+        } catch (e) {
+          this.callbackErrors.push(e);
+        }
+      }
+    }
+    if (state === FAILED) {
+      const f = this.session?.driver.failures.at(-1);
+      if (f && f.task === task) this.failures.push(f);
+    }
+    if (task !== this.lowWater) return;
+    const n = this.graph.taskCount;
+    let lw = this.lowWater;
+    while (lw < n && this.status[lw] !== PENDING) lw++;
+    this.lowWater = lw;
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      if (this.waiters[i]!.upTo <= lw) this.waiters.splice(i, 1)[0]!.resolve();
+    }
+  }
+
+  /** Runs the driver loop while tasks are pending (one loop at a time). */
+  private ensureLoop(): void {
+    if (this.loop || !this.session || this.fatal) return;
+    const s = this.session;
+    // Acquires that hold their data count as ended: only the application can end them.
+    const busy = () => s.engine.finishedTasks + this.holding < s.engine.submittedTasks;
+    if (!busy()) return;
+    this.loop = (async () => {
+      if (s.backend instanceof SimBackend) {
+        // Virtual time: run to the end of what is submitted, or until only held data block.
+        await Promise.resolve();
+        s.driver.execute();
+        while (busy()) {
+          if (s.backend.poll(s.driver) === 0) {
+            if (this.holding > 0) break;
+            throw new Error(
+              `simulation stalled with ${s.engine.submittedTasks - s.engine.finishedTasks} tasks not ended`,
+            );
+          }
+        }
+      } else {
+        await s.driver.run(() => !busy(), this.options.signal);
+      }
+    })()
+      .catch((e: unknown) => this.setFatal(e))
+      .finally(() => {
+        this.loop = undefined;
+        if (s === this.session && busy()) this.ensureLoop();
+      });
+  }
+
+  /** Closes the current engine: every task ended, every datum home; the backend stops. */
+  private async endSession(): Promise<void> {
+    const s = this.session;
+    if (!s) return;
+    if (this.loop) await this.loop;
+    this.throwFatal();
+    s.engine.close(s.backend.now());
+    s.driver.execute();
+    if (s.backend instanceof SimBackend) {
+      while (!s.engine.isFinished) {
+        if (s.backend.poll(s.driver) === 0) throw new Error('simulation stalled while writing data home');
+      }
+    } else {
+      await s.driver.run(() => s.engine.isFinished, this.options.signal);
+      await s.backend.stop();
+    }
+    this.copyBack([...this.written]);
+    this.saveSamples();
+    this.session = undefined;
+  }
+
+  /** The report of everything run so far on the current engine. */
+  private report(): RunReport {
+    if (!this.session) this.openSession();
+    const s = this.session!;
+    return buildReport(s.engine, s.stats, {
+      mode: this.mode,
+      workload: `${s.engine.submittedTasks - this.sessionFrom} tasks`,
+      seed: this.options.seed ?? 1,
+      makespanS: s.driver.makespan,
+      endS: s.backend.now(),
+      wallS: (performance.now() - s.wall0) / 1000,
+    });
+  }
+
+  /** Saves the measurements recorded since the last save into the model store. */
+  private saveSamples(): void {
+    const r = this.session?.recorder;
+    if (!r || r.samples.length === 0) return;
+    const samples = r.samples.splice(0);
+    for (const sample of samples) this.history!.record(sample);
+    this.modelStore().saveSamples(samples);
   }
 
   private scheduler(): Scheduler {
@@ -508,7 +963,7 @@ export class Runtime {
     return this.options.perfModels ?? (this.mode === 'real' ? 'update' : 'read');
   }
 
-  /** The duration model of a batch: calibrated models when there are any, else the platform's rates. */
+  /** The duration model: calibrated models when there are any, else the platform's rates. */
   private durationModel(graph: TaskGraph): DurationModel {
     if (this.perfModels === 'off') return new PlatformModel(this.platform, graph);
     if (this.history === undefined) {
@@ -524,124 +979,32 @@ export class Runtime {
     });
   }
 
-  private async runTasks(tasks: Pending[]): Promise<RunReport> {
-    const { graph, taskKernel, argStart, args, written } = this.buildGraph(tasks);
-    const platform = this.platform;
-    const model = this.durationModel(graph);
-    const seed = this.options.seed ?? 1;
-    const wall0 = performance.now();
-    const workload = `${graph.taskCount} tasks`;
-    if (this.options.signal?.aborted) throw new LocusError('interrupted');
-    if (this.mode === 'simulated') {
-      const sim = new Simulator({
-        graph,
-        platform,
-        scheduler: this.scheduler(),
-        eviction: createEviction(this.options.eviction ?? 'lru'),
-        model,
-        seed,
-        gpuPipeline: this.options.pipeline,
-        cpuPipeline: this.options.pipeline,
-        gpuLookahead: this.options.lookahead,
-        onProgress: this.options.onProgress,
-      });
-      const stats = new RunStats(sim.engine);
-      sim.engine.observe(stats);
-      this.trace = this.options.trace ? new ChromeTrace(sim.engine) : undefined;
-      if (this.trace) sim.engine.observe(this.trace);
-      const r = sim.run();
-      return buildReport(sim.engine, stats, {
-        mode: 'simulated',
-        workload,
-        seed,
-        makespanS: r.makespanS,
-        endS: r.endS,
-        wallS: (performance.now() - wall0) / 1000,
-      });
-    }
-    const pool = this.pool!;
-    if (pool.isClosed)
-      throw new LocusError('this runtime was stopped (interrupted or closed): create a new one');
-    await pool.load(this.kernels);
-    let stats: RunStats | undefined;
-    const recorder =
-      this.perfModels === 'update'
-        ? new SampleRecorder(graph, platform, (t) => taskKernel[t]! >= 0)
-        : undefined;
-    const result = await runReal({
-      graph,
-      platform,
-      scheduler: this.scheduler(),
-      eviction: createEviction(this.options.eviction ?? 'lru'),
-      model,
-      seed,
-      taskKernel,
-      argStart,
-      args,
-      pool,
-      store: this.store,
-      throttle: this.options.throttle,
-      cpuPipeline: this.options.pipeline,
-      gpuPipeline: this.options.pipeline,
-      gpuLookahead: this.options.lookahead,
-      onProgress: this.options.onProgress,
-      signal: this.options.signal,
-      calibrate: this.options.calibrate,
-      observe: (engine) => {
-        stats = new RunStats(engine);
-        const observers: EngineObserver[] = [stats];
-        if (recorder) observers.push(recorder);
-        this.trace = this.options.trace ? new ChromeTrace(engine) : undefined;
-        if (this.trace) observers.push(this.trace);
-        return { engine: observers.map(withoutTaskEvents), tasks: observers };
-      },
-    });
-    this.copyBack(written);
-    if (recorder && recorder.samples.length > 0) {
-      for (const sample of recorder.samples) this.history!.record(sample);
-      this.modelStore().saveSamples(recorder.samples);
-    }
-    const report = buildReport(result.engine, stats!, {
-      mode: 'real',
-      workload,
-      seed,
-      makespanS: result.makespanS,
-      endS: result.endS,
-      wallS: (performance.now() - wall0) / 1000,
-    });
-    if (result.failures.length > 0) throw new TaskFailedError(result.failures, result.cancelled, report);
-    return report;
-  }
-
-  /** Copies the written handles' home copies back into the registered arrays. */
-  private copyBack(written: Set<number>): void {
-    for (const h of written) {
+  /** Copies the home copies of `handles` back into the registered arrays and matrices. */
+  private copyBack(handles: readonly number[]): void {
+    for (const h of handles) {
       const m = this.mirrorOf[h];
-      if (m) m.target.set(this.read({ id: h } as Data) as never);
+      if (m) m.target.set(this.store.view(this.store.home[h]!) as never);
     }
-    for (const m of this.matrices) m.copyOut(written, (id) => this.read({ id } as Data));
+    if (this.matrices.length > 0) {
+      const set = new Set(handles);
+      for (const m of this.matrices) m.copyOut(set, (id) => this.store.view(this.store.home[id]!));
+    }
   }
+}
 
-  private emptyReport(): RunReport {
-    const g = new TaskGraph();
-    const sim = new Simulator({
-      graph: g,
-      platform: this.platform,
-      scheduler: createScheduler('eager'),
-      eviction: createEviction('lru'),
-      model: new PlatformModel(this.platform, g),
-    });
-    const stats = new RunStats(sim.engine);
-    sim.run();
-    return buildReport(sim.engine, stats, {
-      mode: this.mode,
-      workload: '0 tasks',
-      seed: this.options.seed ?? 1,
-      makespanS: 0,
-      endS: 0,
-      wallS: 0,
-    });
-  }
+/**
+ * The same observer without its task callbacks, to attach to a real run's engine while the
+ * driver reports task times itself (the engine hands tasks out ahead of their start).
+ */
+export function withoutTaskEvents(ob: EngineObserver): EngineObserver {
+  return {
+    transferStarted: ob.transferStarted?.bind(ob),
+    transferFinished: ob.transferFinished?.bind(ob),
+    replicaAllocated: ob.replicaAllocated?.bind(ob),
+    replicaFreed: ob.replicaFreed?.bind(ob),
+    runFinished: ob.runFinished?.bind(ob),
+    grow: ob.grow?.bind(ob),
+  };
 }
 
 function dtypeOf(a: DataArray): number {
@@ -656,4 +1019,4 @@ function bytesOf(d: DType): number {
   return d === 'float64' ? 8 : d === 'uint8' ? 1 : 4;
 }
 
-export type { TypedMatrix };
+export type { EvictionPolicy, TypedMatrix };

@@ -2,22 +2,26 @@
  * The body of a real-driver worker thread (started through worker-entry.mjs). It imports the
  * codelets' modules when told, then, for each run, executes the task records of its ring in
  * order: it looks up the buffers of the task's accesses (receiving new ones from its data
- * port synchronously), calls the kernel, stamps start and end times, and publishes a
- * completion. When its ring is empty it spins briefly, then sleeps on the ring.
+ * port synchronously), decodes the arguments, calls the kernel, and publishes a completion
+ * with the start and end times. A kernel that throws, returns a promise, or failed to load
+ * fails its task only. When its ring is empty it spins briefly, then sleeps on the ring.
  */
 import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import {
   BELL_COUNT,
   BELL_SLEEP,
   type BufferMessage,
+  COMPLETION_WORDS,
   type ControlMessage,
   type DataView_,
   type FailureMessage,
   type Kernel,
+  RECORD_HEADER,
   STOP_TASK,
   Status,
   viewOf,
   type WorkerReply,
+  YIELD_TASK,
 } from './protocol.ts';
 import { Ring } from './ring.ts';
 
@@ -44,15 +48,31 @@ function awaitBuffer(id: number): DataView_ {
   }
 }
 
-function run(m: Extract<ControlMessage, { type: 'run' }>): void {
+/** Load errors by kernel id: a task of a kernel that failed to load fails with its message. */
+const loadErrors: (string | undefined)[] = [];
+
+/** The run the thread serves (its rings), and whether its loop yielded for a kernel load. */
+let current: Extract<ControlMessage, { type: 'run' }> | undefined;
+let yielded = false;
+
+/** Runs the current rings until STOP (replies 'stopped') or YIELD (waits for a load). */
+function loop(): void {
+  if (run(current!) === 'yield') yielded = true;
+  else reply({ type: 'stopped' });
+}
+
+/** Runs the task records of the ring until a STOP or YIELD record. */
+function run(m: Extract<ControlMessage, { type: 'run' }>): 'stop' | 'yield' {
   const ring = new Ring(m.tasks);
   const done = new Ring(m.done);
   const bell = new Int32Array(m.bell);
-  const taskKernel = new Int32Array(m.taskKernel);
-  const argStart = new Int32Array(m.argStart);
-  const args = new Float64Array(m.args);
-  const times = new Float64Array(m.times);
-  const cancelled = new Uint8Array(m.cancelled);
+  // Float64 arguments and times travel as the bits of two int32 words.
+  let argF64 = new Float64Array(16);
+  let argI32 = new Int32Array(argF64.buffer);
+  const timeF64 = new Float64Array(2);
+  const completion = new Int32Array(COMPLETION_WORDS);
+  const timeI32 = new Int32Array(timeF64.buffer);
+  const data: DataView_[] = [];
   for (;;) {
     let avail = ring.available();
     if (avail === 0) {
@@ -66,36 +86,56 @@ function run(m: Extract<ControlMessage, { type: 'run' }>): void {
     const task = ring.peek(0);
     if (task === STOP_TASK) {
       ring.advance(1);
-      return;
+      return 'stop';
     }
-    const n = ring.peek(1);
+    if (task === YIELD_TASK) {
+      ring.advance(1);
+      return 'yield';
+    }
+    const k = ring.peek(1);
+    const n = ring.peek(2);
+    const nArgs = ring.peek(3);
     let status: number = Status.COMPLETED;
     const start = epoch + performance.now();
-    if (cancelled[task] === 1) {
-      status = Status.SKIPPED;
-    } else {
-      const k = taskKernel[task]!;
-      if (k >= 0) {
-        const data: DataView_[] = new Array(n);
-        for (let i = 0; i < n; i++) {
-          const id = ring.peek(2 + i);
-          data[i] = views[id] ?? awaitBuffer(id);
+    if (k >= 0) {
+      data.length = n;
+      for (let i = 0; i < n; i++) {
+        const id = ring.peek(RECORD_HEADER + i);
+        data[i] = views[id] ?? awaitBuffer(id);
+      }
+      if (nArgs > argF64.length) {
+        argF64 = new Float64Array(Math.max(nArgs, argF64.length * 2));
+        argI32 = new Int32Array(argF64.buffer);
+      }
+      const a0 = RECORD_HEADER + n;
+      for (let i = 0; i < 2 * nArgs; i++) argI32[i] = ring.peek(a0 + i);
+      try {
+        const fn = kernels[k];
+        if (fn === undefined) {
+          throw new Error(loadErrors[k] ?? `kernel ${k} was not loaded in this worker`);
         }
-        try {
-          const fn = kernels[k];
-          if (fn === undefined) throw new Error(`kernel ${k} was not loaded in this worker`);
-          fn(data, args.subarray(argStart[task]!, argStart[task + 1]!));
-        } catch (e) {
-          status = Status.FAILED;
-          const message = e instanceof Error ? e.message : String(e);
-          port.postMessage({ type: 'failure', task, message } satisfies FailureMessage);
+        const out = fn(data, argF64.subarray(0, nArgs)) as unknown;
+        if (out !== undefined && typeof (out as { then?: unknown }).then === 'function') {
+          // Its work would go on after the task is reported done: refuse it.
+          (out as Promise<unknown>).then(undefined, () => undefined);
+          throw new Error('the kernel returned a promise: kernels must be synchronous functions');
         }
+      } catch (e) {
+        status = Status.FAILED;
+        const message = e instanceof Error ? e.message : String(e);
+        port.postMessage({ type: 'failure', task, message } satisfies FailureMessage);
       }
     }
-    times[2 * task] = start;
-    times[2 * task + 1] = epoch + performance.now();
-    ring.advance(2 + n);
-    while (!done.push2(task, status)) {
+    timeF64[0] = start;
+    timeF64[1] = epoch + performance.now();
+    ring.advance(RECORD_HEADER + n + 2 * nArgs);
+    completion[0] = task;
+    completion[1] = status;
+    completion[2] = timeI32[0]!;
+    completion[3] = timeI32[1]!;
+    completion[4] = timeI32[2]!;
+    completion[5] = timeI32[3]!;
+    while (!done.push(completion, COMPLETION_WORDS)) {
       // The main thread drains completions continuously: a full ring empties soon.
     }
     Atomics.add(bell, BELL_COUNT, 1);
@@ -105,22 +145,36 @@ function run(m: Extract<ControlMessage, { type: 'run' }>): void {
 
 parentPort!.on('message', async (m: ControlMessage) => {
   if (m.type === 'load') {
-    try {
-      for (const { index, ref } of m.kernels) {
+    // Each kernel on its own: one that fails to load fails only its own tasks.
+    const errors: { index: number; message: string }[] = [];
+    for (const { index, ref } of m.kernels) {
+      try {
         const mod = (await import(ref.module)) as Record<string, unknown>;
         const fn = mod[ref.export];
         if (typeof fn !== 'function') {
           throw new Error(`module ${ref.module} has no exported function '${ref.export}'`);
         }
+        if (fn.constructor.name === 'AsyncFunction') {
+          throw new Error(
+            `'${ref.export}' of ${ref.module} is an async function: kernels must be synchronous (a task ends when its kernel returns)`,
+          );
+        }
         kernels[index] = fn as Kernel;
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        loadErrors[index] = message;
+        errors.push({ index, message });
       }
-      reply({ type: 'loaded' });
-    } catch (e) {
-      reply({ type: 'load-error', message: e instanceof Error ? e.message : String(e) });
+    }
+    reply({ type: 'loaded', errors });
+    // A run loop that yielded for this load goes on with the records after the YIELD.
+    if (yielded) {
+      yielded = false;
+      loop();
     }
   } else if (m.type === 'run') {
-    run(m);
-    reply({ type: 'stopped' });
+    current = m;
+    loop();
   } else if (m.type === 'stop') {
     process.exit(0);
   }

@@ -59,103 +59,43 @@ export const Source = { HISTORY: 0, REGRESSION: 1, PLATFORM: 2 } as const;
 export class CalibratedModel implements DurationModel {
   private readonly fallback: PlatformModel;
   /** estimate[task * 2 + kind] (kind 0 = cpu, 1 = gpu), seconds; NaN: use the fallback. */
-  private readonly estimate: Float64Array;
+  private estimate = new Float64Array(0);
   /** 1 where the (codelet, kind, footprint) of the task has fewer samples than minSamples. */
-  private readonly uncalibrated: Uint8Array;
+  private uncalibrated = new Uint8Array(0);
   /** Per task and kind: its (codelet, kind, footprint) slot. */
-  private readonly slot: Int32Array;
+  private slot = new Int32Array(0);
   /**
    * Per slot: measurements still wanted in this graph. The model's estimates are fixed for a
    * graph, so it tells the scheduler to send a slot's tasks for measurement only this many
    * times, not every task of the graph (StarPU's models update as tasks end).
    */
-  private budget = new Int32Array(0);
-  /** Source of each estimate (Source). */
-  readonly source: Uint8Array;
+  private budget: number[] = [];
+  /** Source of each estimate (Source), per task and kind. */
+  source = new Uint8Array(0);
+  /** Tasks whose estimates are computed (those submitted later are computed on first use). */
+  private computed = 0;
   private readonly workerKind: Uint8Array;
   private readonly nodes: number;
   private readonly busLatency: Float64Array;
   private readonly busBandwidth: Float64Array;
+  private readonly minSamples: number;
+  private readonly cache = new Map<
+    string,
+    { seconds: number; source: number; calibrated: boolean; missing: number; slot: number }
+  >();
+  private readonly fits = new Map<string, ReturnType<typeof fitFromHistory> & { entries: HistoryEntry[] }>();
 
   constructor(
     platform: Platform,
-    graph: TaskGraph,
-    history: HistoryModel,
+    private readonly graph: TaskGraph,
+    private readonly history: HistoryModel,
     bus?: readonly BusPair[],
     options: CalibratedModelOptions = {},
   ) {
-    const minSamples = options.minSamples ?? 10;
+    this.minSamples = options.minSamples ?? 10;
     this.fallback = new PlatformModel(platform, graph);
     this.workerKind = Uint8Array.from(platform.workers, (w) => (w.kind === 'gpu' ? 1 : 0));
-    const T = graph.taskCount;
-    this.estimate = new Float64Array(2 * T).fill(Number.NaN);
-    this.uncalibrated = new Uint8Array(2 * T);
-    this.slot = new Int32Array(2 * T);
-    this.source = new Uint8Array(2 * T).fill(Source.PLATFORM);
-    const kinds = ['cpu', 'gpu'] as const;
-    const cache = new Map<
-      string,
-      { seconds: number; source: number; calibrated: boolean; missing: number; slot: number }
-    >();
-    const missing: number[] = [];
-    const fits = new Map<string, ReturnType<typeof fitFromHistory> & { entries: HistoryEntry[] }>();
-    const fitFor = (codelet: string, kind: 'cpu' | 'gpu') => {
-      const key = `${codelet}|${kind}`;
-      let f = fits.get(key);
-      if (f === undefined) {
-        const entries = history.entries(codelet).filter((e) => e.kind === kind && e.count > 0);
-        let fit: ReturnType<typeof fitFromHistory> = {};
-        try {
-          fit = fitFromHistory(entries);
-        } catch {
-          // too few distinct sizes: the one-rate scaling below applies
-        }
-        f = { ...fit, entries };
-        fits.set(key, f);
-      }
-      return f;
-    };
-    for (let t = 0; t < T; t++) {
-      const codelet = graph.codelets[graph.taskCodelet.data[t]!]!.name;
-      const footprint = footprintOf(graph, t);
-      const size = sizeOf(graph, t);
-      for (let k = 0; k < 2; k++) {
-        const kind = kinds[k]!;
-        const key = `${codelet}|${kind}|${footprint}|${size}`;
-        let e = cache.get(key);
-        if (e === undefined) {
-          const slot = cache.size;
-          e = { seconds: Number.NaN, source: Source.PLATFORM, calibrated: false, missing: minSamples, slot };
-          const h = history.entry(codelet, kind, footprint);
-          if (h !== undefined && h.count > 0) {
-            const missingSamples = Math.max(0, minSamples - h.count);
-            e = {
-              seconds: h.mean,
-              source: Source.HISTORY,
-              calibrated: missingSamples === 0,
-              missing: missingSamples,
-              slot,
-            };
-          } else {
-            const f = fitFor(codelet, kind);
-            let s = Number.NaN;
-            if (f.power) s = evalPower(f.power, size);
-            else if (f.linear) s = evalLinear(f.linear, size);
-            else if (f.entries.length === 1 && f.entries[0]!.size > 0) {
-              s = (f.entries[0]!.mean * size) / f.entries[0]!.size;
-            }
-            if (Number.isFinite(s) && s > 0) e = { ...e, seconds: s, source: Source.REGRESSION };
-          }
-          cache.set(key, e);
-          missing.push(e.missing);
-        }
-        this.estimate[2 * t + k] = e.seconds;
-        this.source[2 * t + k] = e.source;
-        this.uncalibrated[2 * t + k] = e.calibrated ? 0 : 1;
-        this.slot[2 * t + k] = e.slot;
-      }
-    }
-    this.budget = Int32Array.from(missing);
+    this.extend();
     const nn = platform.nodes.length;
     this.nodes = nn;
     this.busLatency = new Float64Array(nn * nn).fill(Number.NaN);
@@ -170,7 +110,93 @@ export class CalibratedModel implements DurationModel {
     }
   }
 
+  private fitFor(codelet: string, kind: 'cpu' | 'gpu') {
+    const key = `${codelet}|${kind}`;
+    let f = this.fits.get(key);
+    if (f === undefined) {
+      const entries = this.history.entries(codelet).filter((e) => e.kind === kind && e.count > 0);
+      let fit: ReturnType<typeof fitFromHistory> = {};
+      try {
+        fit = fitFromHistory(entries);
+      } catch {
+        // too few distinct sizes: the one-rate scaling below applies
+      }
+      f = { ...fit, entries };
+      this.fits.set(key, f);
+    }
+    return f;
+  }
+
+  /** Computes the estimates of the tasks submitted since the last call. */
+  private extend(): void {
+    const graph = this.graph;
+    const T = graph.taskCount;
+    if (T <= this.computed) return;
+    let cap = Math.max(16, this.estimate.length / 2);
+    while (cap < T) cap *= 2;
+    if (2 * cap > this.estimate.length) {
+      const grow = <A extends Float64Array | Uint8Array | Int32Array>(
+        a: A,
+        make: (n: number) => A,
+        fill?: number,
+      ): A => {
+        const b = make(2 * cap);
+        if (fill !== undefined) b.fill(fill);
+        b.set(a as never);
+        return b;
+      };
+      this.estimate = grow(this.estimate, (n) => new Float64Array(n), Number.NaN);
+      this.uncalibrated = grow(this.uncalibrated, (n) => new Uint8Array(n));
+      this.slot = grow(this.slot, (n) => new Int32Array(n));
+      this.source = grow(this.source, (n) => new Uint8Array(n), Source.PLATFORM);
+    }
+    const kinds = ['cpu', 'gpu'] as const;
+    const minSamples = this.minSamples;
+    for (let t = this.computed; t < T; t++) {
+      const codelet = graph.codelets[graph.taskCodelet.data[t]!]!.name;
+      const footprint = footprintOf(graph, t);
+      const size = sizeOf(graph, t);
+      for (let k = 0; k < 2; k++) {
+        const kind = kinds[k]!;
+        const key = `${codelet}|${kind}|${footprint}|${size}`;
+        let e = this.cache.get(key);
+        if (e === undefined) {
+          const slot = this.cache.size;
+          e = { seconds: Number.NaN, source: Source.PLATFORM, calibrated: false, missing: minSamples, slot };
+          const h = this.history.entry(codelet, kind, footprint);
+          if (h !== undefined && h.count > 0) {
+            const missingSamples = Math.max(0, minSamples - h.count);
+            e = {
+              seconds: h.mean,
+              source: Source.HISTORY,
+              calibrated: missingSamples === 0,
+              missing: missingSamples,
+              slot,
+            };
+          } else {
+            const f = this.fitFor(codelet, kind);
+            let s = Number.NaN;
+            if (f.power) s = evalPower(f.power, size);
+            else if (f.linear) s = evalLinear(f.linear, size);
+            else if (f.entries.length === 1 && f.entries[0]!.size > 0) {
+              s = (f.entries[0]!.mean * size) / f.entries[0]!.size;
+            }
+            if (Number.isFinite(s) && s > 0) e = { ...e, seconds: s, source: Source.REGRESSION };
+          }
+          this.cache.set(key, e);
+          this.budget.push(e.missing);
+        }
+        this.estimate[2 * t + k] = e.seconds;
+        this.source[2 * t + k] = e.source;
+        this.uncalibrated[2 * t + k] = e.calibrated ? 0 : 1;
+        this.slot[2 * t + k] = e.slot;
+      }
+    }
+    this.computed = T;
+  }
+
   taskDuration(graph: TaskGraph, task: number, worker: number): number {
+    if (task >= this.computed) this.extend();
     const e = this.estimate[2 * task + this.workerKind[worker]!]!;
     return Number.isNaN(e) ? this.fallback.taskDuration(graph, task, worker) : e;
   }
@@ -182,6 +208,7 @@ export class CalibratedModel implements DurationModel {
    * footprint) and graph (each true answer counts as one measurement on its way).
    */
   needsCalibration(_graph: TaskGraph, task: number, worker: number, calibrating = false): boolean {
+    if (task >= this.computed) this.extend();
     const i = 2 * task + this.workerKind[worker]!;
     const wanted = calibrating ? this.uncalibrated[i] === 1 : this.source[i] === Source.PLATFORM;
     if (!wanted) return false;

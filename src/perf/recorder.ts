@@ -7,6 +7,7 @@
  */
 import type { EngineObserver } from '../core/engine.ts';
 import type { TaskGraph } from '../core/graph.ts';
+import { growF64 } from '../core/growable.ts';
 import type { Platform } from '../core/platform.ts';
 import type { Sample } from './history.ts';
 import { footprintOf, sizeOf } from './model.ts';
@@ -15,7 +16,7 @@ import { footprintOf, sizeOf } from './model.ts';
 export class SampleRecorder implements EngineObserver {
   /** The samples of the tasks finished so far. */
   readonly samples: Sample[] = [];
-  private readonly started: Float64Array;
+  private started: Float64Array<ArrayBuffer>;
 
   constructor(
     private readonly graph: TaskGraph,
@@ -26,7 +27,13 @@ export class SampleRecorder implements EngineObserver {
     this.started = new Float64Array(graph.taskCount);
   }
 
+  grow(tasks: number): void {
+    this.started = growF64(this.started, tasks);
+  }
+
   taskStarted(task: number, _worker: number, now: number): void {
+    if (task >= this.started.length)
+      this.started = growF64(this.started, Math.max(task + 1, 2 * this.started.length));
     this.started[task] = now;
   }
 

@@ -3,6 +3,7 @@
  * loads and evictions per node, busy time and task count per worker.
  */
 import { type Engine, type EngineObserver, type FreeReason, TransferKind } from '../core/engine.ts';
+import { growI32 } from '../core/growable.ts';
 import { routeOf } from '../core/platform.ts';
 
 /** Counters of one run. */
@@ -45,7 +46,7 @@ export class RunStats implements EngineObserver {
   readonly peakMemory: Float64Array;
   private readonly startedAt: Float64Array;
   /** The worker each task ran on (-1 until it starts). */
-  readonly taskWorker: Int32Array;
+  taskWorker: Int32Array<ArrayBuffer>;
 
   constructor(private readonly engine: Engine) {
     const p = engine.platform;
@@ -62,7 +63,12 @@ export class RunStats implements EngineObserver {
     this.taskWorker = new Int32Array(engine.graph.taskCount).fill(-1);
   }
 
+  grow(tasks: number): void {
+    this.taskWorker = growI32(this.taskWorker, tasks, -1);
+  }
+
   taskStarted(task: number, worker: number, now: number): void {
+    if (task >= this.taskWorker.length) this.grow(Math.max(task + 1, 2 * this.taskWorker.length));
     this.startedAt[worker] = now;
     this.taskWorker[task] = worker;
   }

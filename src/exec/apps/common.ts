@@ -111,11 +111,13 @@ export function registerTiles(
 }
 
 /**
- * Runs the submitted tasks, hands the trace to `onTrace` when one was asked for, and names
- * the workload in the report.
+ * Waits for the submitted tasks, brings the results into the application's arrays, hands the
+ * trace to `onTrace` when one was asked for, and names the workload in the report.
  */
 export async function runSubmitted(rt: Runtime, o: AppOptions, workload: string): Promise<RunReport> {
   const report = await rt.wait();
+  // The results may still be on the devices: bring them into the application's arrays.
+  await rt.sync();
   if (o.onTrace && rt.trace) o.onTrace(rt.trace.toJSON());
   report.workload = workload;
   return report;

@@ -1,0 +1,394 @@
+/**
+ * The worker-thread backend (DESIGN.md, src/exec/): the engine's commands executed on worker
+ * threads and shared memory, in wall-clock time. RUN becomes a record in the worker's ring
+ * (its buffers, its kernel and its arguments); TRANSFER a copy between replica buffers,
+ * optionally held back to the route's bandwidth and latency to emulate a device link; FREE
+ * returns a device replica to its pool. Completions come back through each worker's
+ * completion ring with the times the worker measured.
+ *
+ * The threads serve their rings for the backend's whole life (one run loop per thread, across
+ * the application's waits); new kernels are loaded by sending a thread back to its event loop
+ * with a YIELD record. The main thread polls for a short while when nothing is done, then
+ * waits on a shared bell that workers ring.
+ *
+ * Failures: a kernel that throws (or returns a promise, or failed to load) fails its task; a
+ * thread that exits fails the task it was running and is replaced, and the new thread goes on
+ * with the records after it. The engine cancels the dependents of a failed task.
+ */
+import type { Engine } from '../core/engine.ts';
+import type { FloatList, IntList } from '../core/growable.ts';
+import type { Platform } from '../core/platform.ts';
+import { LocusError } from '../core/types.ts';
+import type { Backend, EventSink } from '../drive/backend.ts';
+import type { BufferStore } from './buffers.ts';
+import type { WorkerPool } from './pool.ts';
+import {
+  BELL_COUNT,
+  BELL_SLEEP,
+  COMPLETION_WORDS,
+  type KernelRef,
+  RECORD_HEADER,
+  STOP_TASK,
+  Status,
+  YIELD_TASK,
+} from './protocol.ts';
+import { Ring } from './ring.ts';
+
+/** Per-task payloads the application keeps (indexed by task id): kernel and arguments. */
+export interface TaskPayloads {
+  /** Kernel id of each task, -1 for a task with nothing to run. */
+  readonly kernel: IntList;
+  /** Start offset of each task's arguments in `args` (task count + 1 entries). */
+  readonly argStart: IntList;
+  /** Every task's numeric arguments. */
+  readonly args: FloatList;
+}
+
+/** Options of the thread backend. */
+export interface ThreadBackendOptions {
+  platform: Platform;
+  /** One thread per platform worker, in the same order. */
+  pool: WorkerPool;
+  /** Replica buffers. */
+  store: BufferStore;
+  /** Kernels and arguments of the tasks. */
+  payloads: TaskPayloads;
+  /** Hold each copy back to its route's latency + bytes / bandwidth (emulated device links). */
+  throttle?: boolean;
+}
+
+/** Int32 words of a worker's task ring: room for a full pipeline of the largest records. */
+export const TASK_RING_WORDS = 1 << 16;
+/** Largest task record (header, buffers, 2 words per argument) a ring takes. */
+export const MAX_RECORD_WORDS = TASK_RING_WORDS / 8;
+
+/** Atomics.waitAsync (Node 16+; TypeScript's lib for our target lacks its type). */
+const waitAsync = (
+  Atomics as unknown as {
+    waitAsync(
+      a: Int32Array,
+      index: number,
+      value: number,
+      timeoutMs: number,
+    ): { async: boolean; value: Promise<string> | string };
+  }
+).waitAsync;
+
+/** How long the main thread polls before waiting on the bell (ms). */
+const SPIN_MS = 0.05;
+/** A held-back copy due within this many ms is waited for by spinning, not by a timer. */
+const TIMER_SPIN_MS = 2;
+
+/** Worker threads with emulated device memories. */
+export class ThreadBackend implements Backend {
+  readonly mode = 'real' as const;
+  private engine!: Engine;
+  private readonly p: Platform;
+  private readonly pool: WorkerPool;
+  private readonly store: BufferStore;
+  private readonly payloads: TaskPayloads;
+  private readonly throttle: boolean;
+  private readonly rings: Ring[];
+  private readonly done: Ring[];
+  private readonly bell: Int32Array;
+  private readonly t0: number;
+  private readonly epoch0: number;
+  private readonly record: number[] = [];
+  private readonly f64 = new Float64Array(1);
+  private readonly i32 = new Int32Array(this.f64.buffer);
+  // Copies held back to their route's speed: completion times, in order.
+  private readonly routeBusy: Float64Array;
+  private readonly routeLatency: Float64Array;
+  private readonly routeBandwidth: Float64Array;
+  private readonly timerAt: number[] = [];
+  private readonly timerId: number[] = [];
+  private readonly finishedCopies: number[] = [];
+  private readonly dead: { w: number; code: number }[] = [];
+  private replacing: Promise<void> | undefined;
+  private running = false;
+  private readonly stopped: (() => void)[] = [];
+  private seen = 0;
+
+  constructor(o: ThreadBackendOptions) {
+    this.p = o.platform;
+    this.pool = o.pool;
+    this.store = o.store;
+    this.payloads = o.payloads;
+    this.throttle = o.throttle ?? false;
+    const nw = this.p.workers.length;
+    if (this.pool.threads.length !== nw) {
+      throw new Error(`the pool has ${this.pool.threads.length} threads for ${nw} platform workers`);
+    }
+    this.rings = this.p.workers.map(() => Ring.create(TASK_RING_WORDS));
+    this.done = this.p.workers.map(() => Ring.create(1 << 12));
+    this.bell = new Int32Array(new SharedArrayBuffer(8));
+    this.t0 = performance.now();
+    this.epoch0 = performance.timeOrigin + this.t0;
+    const nn = this.p.nodes.length;
+    this.routeBusy = new Float64Array(nn * nn);
+    this.routeLatency = new Float64Array(nn * nn);
+    this.routeBandwidth = new Float64Array(nn * nn);
+    for (let r = 0; r < this.p.routes.length; r++) {
+      const route = this.p.routes[r];
+      if (!route) continue;
+      this.routeLatency[r] = route.reduce((s, l) => s + this.p.links[l]!.latency, 0);
+      this.routeBandwidth[r] = Math.min(...route.map((l) => this.p.links[l]!.bandwidth));
+    }
+  }
+
+  /** Gives the backend the engine whose transfer tables its copies read. */
+  attach(engine: Engine): void {
+    this.engine = engine;
+  }
+
+  /** Starts every thread's run loop over its rings (idempotent). */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    for (const t of this.pool.threads) {
+      t.onExit = (code) => {
+        this.dead.push({ w: t.index, code });
+        this.ring();
+      };
+      this.startThread(t.index);
+    }
+  }
+
+  private startThread(w: number): void {
+    const t = this.pool.threads[w]!;
+    t.onStopped = () => this.stopped[w]?.();
+    t.post({
+      type: 'run',
+      tasks: this.rings[w]!.buffer,
+      done: this.done[w]!.buffer,
+      bell: this.bell.buffer as SharedArrayBuffer,
+    });
+  }
+
+  /** Rings the bell from the main thread (a dead thread, an abort): wakes a waiting poll. */
+  ring(): void {
+    Atomics.add(this.bell, BELL_COUNT, 1);
+    Atomics.notify(this.bell, BELL_COUNT);
+  }
+
+  /**
+   * Imports kernels `refs[from..]` into every thread; running threads go back to their event
+   * loop for it and then resume. Resolves with the load errors by kernel id.
+   */
+  loadKernels(refs: readonly KernelRef[], from: number): Promise<Map<number, string>> {
+    return this.pool.load(refs, from, (t) => {
+      if (this.running && t.exitCode === undefined) {
+        if (!this.rings[t.index]!.push([YIELD_TASK])) throw new Error(`worker ${t.index}'s ring is full`);
+      }
+    });
+  }
+
+  /** Ends the threads' run loops (they stay alive, idle); resolves when all have stopped. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    if (this.replacing) await this.replacing;
+    const all = this.pool.threads.map(
+      (t) =>
+        new Promise<void>((resolve) => {
+          if (t.exitCode !== undefined) {
+            resolve();
+            return;
+          }
+          this.stopped[t.index] = resolve;
+          this.rings[t.index]!.push([STOP_TASK]);
+        }),
+    );
+    await Promise.all(all);
+    for (const t of this.pool.threads) {
+      t.onExit = undefined;
+      t.onStopped = undefined;
+    }
+  }
+
+  now(): number {
+    return (performance.now() - this.t0) / 1000;
+  }
+
+  run(task: number, worker: number): void {
+    const g = this.engine.graph;
+    const node = this.p.workers[worker]!.node;
+    const thread = this.pool.threads[worker]!;
+    const store = this.store;
+    const pl = this.payloads;
+    const a0 = g.accessStart.data[task]!;
+    const a1 = g.accessStart.data[task + 1]!;
+    const s0 = pl.argStart.data[task]!;
+    const s1 = pl.argStart.data[task + 1]!;
+    const rec = this.record;
+    rec.length = 0;
+    rec.push(task, pl.kernel.data[task]!, a1 - a0, s1 - s0);
+    for (let a = a0; a < a1; a++) {
+      const id = store.replica(g.accessHandle.data[a]!, node);
+      thread.announce(id, store.buffers[id]!, store.dtypes[id]!);
+      rec.push(id);
+    }
+    const args = pl.args.data;
+    for (let i = s0; i < s1; i++) {
+      this.f64[0] = args[i]!;
+      rec.push(this.i32[0]!, this.i32[1]!);
+    }
+    if (!this.rings[worker]!.push(rec)) throw new Error(`worker ${worker}'s ring is full`);
+  }
+
+  copy(id: number): void {
+    const e = this.engine;
+    const src = e.trSrc.data[id]!;
+    const dst = e.trDst.data[id]!;
+    const bytes = this.store.copy(e.trHandle.data[id]!, src, dst);
+    if (!this.throttle) {
+      this.finishedCopies.push(id);
+      return;
+    }
+    const r = src * this.p.nodes.length + dst;
+    const start = Math.max(this.now(), this.routeBusy[r]!);
+    const end =
+      start + this.routeLatency[r]! + (this.routeBandwidth[r]! > 0 ? bytes / this.routeBandwidth[r]! : 0);
+    this.routeBusy[r] = end;
+    const at = this.timerAt;
+    const ids = this.timerId;
+    let k = at.length;
+    at.push(end);
+    ids.push(id);
+    while (k > 0 && at[k - 1]! > end) {
+      at[k] = at[k - 1]!;
+      ids[k] = ids[k - 1]!;
+      k--;
+    }
+    at[k] = end;
+    ids[k] = id;
+  }
+
+  urgent(): void {
+    // Copies are not prioritised in real mode: they are done at once (or on their link's time).
+  }
+
+  free(handle: number, node: number): void {
+    this.store.release(handle, node);
+  }
+
+  poll(sink: EventSink): number {
+    let delivered = 0;
+    this.seen = Atomics.load(this.bell, BELL_COUNT);
+    // Copies done at once complete first (they were issued by the previous event).
+    while (this.finishedCopies.length > 0) {
+      sink.transferFinished(this.finishedCopies.shift()!);
+      delivered++;
+    }
+    while (this.dead.length > 0) delivered += this.handleDead(this.dead.shift()!, sink);
+    const nw = this.rings.length;
+    for (let w = 0; w < nw; w++) {
+      const ring = this.done[w]!;
+      while (ring.available() >= COMPLETION_WORDS) {
+        const task = ring.peek(0);
+        const status = ring.peek(1);
+        const start = this.timeAt(ring, 2);
+        const end = this.timeAt(ring, 4);
+        ring.advance(COMPLETION_WORDS);
+        const error = status === Status.FAILED ? this.pool.threads[w]!.takeFailure(task) : undefined;
+        sink.taskEnded(task, w, start, end, error);
+        delivered++;
+        while (this.finishedCopies.length > 0) {
+          sink.transferFinished(this.finishedCopies.shift()!);
+          delivered++;
+        }
+      }
+    }
+    if (this.timerAt.length > 0) {
+      const t = this.now();
+      while (this.timerAt.length > 0 && this.timerAt[0]! <= t) {
+        this.timerAt.shift();
+        sink.transferFinished(this.timerId.shift()!);
+        delivered++;
+        while (this.finishedCopies.length > 0) {
+          sink.transferFinished(this.finishedCopies.shift()!);
+          delivered++;
+        }
+      }
+    }
+    return delivered;
+  }
+
+  /** Reads a completion's time (ms since the epoch, as two words) as seconds on our clock. */
+  private timeAt(ring: Ring, offset: number): number {
+    this.i32[0] = ring.peek(offset);
+    this.i32[1] = ring.peek(offset + 1);
+    return (this.f64[0]! - this.epoch0) / 1000;
+  }
+
+  /** A thread died: the task at the head of its ring fails; a new thread takes the ring over. */
+  private handleDead(d: { w: number; code: number }, sink: EventSink): number {
+    let delivered = 0;
+    const ring = this.rings[d.w]!;
+    while (ring.available() > 0 && ring.peek(0) === YIELD_TASK) ring.advance(1);
+    if (ring.available() > 0 && ring.peek(0) !== STOP_TASK) {
+      const task = ring.peek(0);
+      ring.advance(RECORD_HEADER + ring.peek(2) + 2 * ring.peek(3));
+      const t = this.now();
+      sink.taskEnded(
+        task,
+        d.w,
+        t,
+        t,
+        `worker ${this.p.workers[d.w]!.name} exited with code ${d.code} while running it`,
+      );
+      delivered++;
+    }
+    const previous = this.replacing ?? Promise.resolve();
+    this.replacing = previous.then(async () => {
+      await this.pool.replace(d.w);
+      const t = this.pool.threads[d.w]!;
+      t.onExit = (code) => {
+        this.dead.push({ w: d.w, code });
+        this.ring();
+      };
+      for (let id = 0; id < this.store.buffers.length; id++)
+        t.announce(id, this.store.buffers[id]!, this.store.dtypes[id]!);
+      if (this.running) this.startThread(d.w);
+    });
+    const mine = this.replacing;
+    void mine.finally(() => {
+      if (this.replacing === mine) this.replacing = undefined;
+    });
+    return delivered;
+  }
+
+  wait(): Promise<void> {
+    return this.waitBell();
+  }
+
+  private async waitBell(): Promise<void> {
+    const bell = this.bell;
+    const seen = this.seen;
+    // Spin a little; up to a held-back copy's completion when it is due within a timer's
+    // resolution (a wait's timeout is a libuv timer: about 1 ms), so throttled copies last
+    // what the link says.
+    const next = this.timerAt.length > 0 ? this.timerAt[0]! * 1000 + this.t0 : Number.POSITIVE_INFINITY;
+    const until = next - performance.now() < TIMER_SPIN_MS ? next : performance.now() + SPIN_MS;
+    while (performance.now() < until) {
+      if (Atomics.load(bell, BELL_COUNT) !== seen) return;
+    }
+    if (this.finishedCopies.length > 0 || this.dead.length > 0) return;
+    Atomics.store(bell, BELL_SLEEP, 1);
+    if (Atomics.load(bell, BELL_COUNT) === seen) {
+      const wait = this.timerAt.length > 0 ? Math.max(0, (this.timerAt[0]! - this.now()) * 1000) : 50;
+      const r = waitAsync(bell, BELL_COUNT, seen, wait);
+      if (r.async) await r.value;
+    }
+    Atomics.store(bell, BELL_SLEEP, 0);
+  }
+}
+
+/** Checks that a task's record fits a ring; throws a one-line LocusError otherwise. */
+export function checkRecordSize(accesses: number, args: number, label: string): void {
+  if (RECORD_HEADER + accesses + 2 * args > MAX_RECORD_WORDS) {
+    throw new LocusError(
+      `task ${label} has ${accesses} data and ${args} arguments: at most ${MAX_RECORD_WORDS - RECORD_HEADER} words (one per datum, two per argument) fit a worker's queue; pass large parameters as data`,
+    );
+  }
+}
