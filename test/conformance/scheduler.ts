@@ -14,10 +14,12 @@ import { TaskGraph } from '../../src/core/graph.ts';
 import type { Scheduler } from '../../src/core/policy.ts';
 import { AccessMode } from '../../src/core/types.ts';
 import { EVICTION_POLICIES } from '../../src/evict/index.ts';
+import { generateWorkload, WORKLOADS } from '../../src/workloads/index.ts';
 import { testPlatform } from '../helpers/platforms.ts';
 import { machineArb, machinePlatform } from '../helpers/random-graphs.ts';
 import {
   assertProperty,
+  footprint,
   graphOf,
   oracleRun,
   runParamsArb,
@@ -41,6 +43,7 @@ export const SCHEDULER_CASES = [
   'independent tasks',
   'a chain',
   'priorities first',
+  'every workload generator, small',
 ] as const;
 
 /** One case of SCHEDULER_CASES. */
@@ -288,6 +291,26 @@ export function runSchedulerConformance(o: SchedulerConformance): void {
             `${label(c)}: the chain on datum 0 ran out of order`,
           );
         }
+      }
+    });
+
+    caseTest('every workload generator, small', () => {
+      // The generators' graphs (blocks for owner-computes mappings, stencil parts and phases,
+      // scratch outputs) on 2 GPUs holding one and a half of the largest task, and a CPU.
+      const c = 'every workload generator, small';
+      for (const name of Object.keys(WORKLOADS)) {
+        const wl = generateWorkload(name, {
+          tiles: 3,
+          tileSize: 16,
+          iterations: 2,
+          tasks: 30,
+          data: 8,
+          degree: 2,
+        });
+        let most = 0;
+        for (let t = 0; t < wl.graph.taskCount; t++) most = Math.max(most, footprint(wl.graph, t));
+        const platform = testPlatform({ gpus: 2, gpuCapacity: Math.ceil(most * 1.5), cpus: 1 });
+        oracleRun(`${label(c)}: ${wl.summary}`, wl.graph, platform, { scheduler: o.create() });
       }
     });
 
