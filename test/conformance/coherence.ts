@@ -43,8 +43,8 @@ export const COHERENCE_CASES = [
   'oracle on random graphs under every scheduler',
   'write-through: no modified replica left after a task',
   'write-back: no write-through copy',
-  'operands freed after each task',
-  'operands freed after each task, with peer-to-peer copies',
+  'operands freed after each task, one GPU',
+  'operands freed after each task, several GPUs',
   'alien cache within its lines after each task',
   "seed 004's block transfers on every prefix",
 ] as const;
@@ -331,7 +331,7 @@ export function runCoherenceConformance(o: CoherenceConformance): void {
   const everyScheduler = (
     c: CoherenceCase,
     make: (engine: Engine, coherence: CoherenceOptions) => Checking[],
-    machine: { p2p?: boolean; roomy?: boolean; readHeavy?: boolean } = {},
+    machine: { gpus?: 'one' | 'several'; roomy?: boolean; readHeavy?: boolean } = {},
   ) => {
     let witnessed = 0;
     assertProperty(
@@ -340,7 +340,7 @@ export function runCoherenceConformance(o: CoherenceConformance): void {
       ([spec, m, run, ownerSeed, evictionName]) => {
         // Read-heavy: write-only accesses become reads, so that aliens stay valid and shared.
         const built = graphOf(machine.readHeavy ? readHeavy(spec) : spec);
-        const p2p = machine.p2p ?? m.p2p;
+        const p2p = m.p2p;
         // Roomy GPUs (2 or 3): nothing is evicted for room, only the coherence policy drops replicas.
         const platform = machine.roomy
           ? testPlatform({
@@ -350,7 +350,12 @@ export function runCoherenceConformance(o: CoherenceConformance): void {
               p2p,
               bus: m.bus,
             })
-          : machinePlatform({ ...m, p2p }, built);
+          : machine.gpus === 'one'
+            ? machinePlatform({ ...m, gpus: 1, cpus: Math.max(1, m.cpus) }, built)
+            : machinePlatform(
+                { ...m, gpus: machine.gpus === 'several' ? Math.max(2, m.gpus) : m.gpus },
+                built,
+              );
         const coherence = o.create(hashedOwners(built.g, platform, ownerSeed));
         for (const name of names) {
           const scheduler = createScheduler(name);
@@ -410,7 +415,7 @@ export function runCoherenceConformance(o: CoherenceConformance): void {
       assert.ok(written > 0, `${label(c)}: no run ever flushed modified data at the end`);
     });
 
-    const freed = (c: CoherenceCase, p2p: boolean) => {
+    const freed = (c: CoherenceCase, gpus: 'one' | 'several') => {
       const seen = everyScheduler(
         c,
         (engine, coherence) => {
@@ -418,13 +423,17 @@ export function runCoherenceConformance(o: CoherenceConformance): void {
           assert.notEqual(mode, 'none', `${label(c)}: the configuration frees nothing`);
           return [new FreedObserver(engine, engine.graph, mode as 'all' | 'aliens', coherence.owners)];
         },
-        { p2p },
+        { gpus },
       );
       assert.ok(seen > 0, `${label(c)}: no run kept a used operand (pinned) to check`);
     };
-    caseTest('operands freed after each task', () => freed('operands freed after each task', false));
-    caseTest('operands freed after each task, with peer-to-peer copies', () =>
-      freed('operands freed after each task, with peer-to-peer copies', true),
+    // With one GPU and CPUs, no two copies ever leave a device replica at once; with several
+    // GPUs, peer-to-peer and staged copies do.
+    caseTest('operands freed after each task, one GPU', () =>
+      freed('operands freed after each task, one GPU', 'one'),
+    );
+    caseTest('operands freed after each task, several GPUs', () =>
+      freed('operands freed after each task, several GPUs', 'several'),
     );
 
     caseTest('alien cache within its lines after each task', () => {

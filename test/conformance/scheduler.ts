@@ -151,8 +151,7 @@ export function runSchedulerConformance(o: SchedulerConformance): void {
           const r = oracleRun(label(c), built.g, platform, { ...run, scheduler: o.create() });
           let large = 0;
           for (let t = 0; t < built.g.taskCount; t++) {
-            let bytes = 0;
-            for (const [h] of built.g.accesses(t)) bytes += built.g.handleSize.data[h]!;
+            const bytes = footprint(built.g, t);
             if (bytes <= small) continue;
             large++;
             assert.notEqual(

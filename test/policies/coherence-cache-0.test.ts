@@ -12,7 +12,7 @@ runCoherenceConformance({
     },
     {
       reason: 'free=none (the cache limit drops the aliens)',
-      tests: ['operands freed after each task', 'operands freed after each task, with peer-to-peer copies'],
+      tests: ['operands freed after each task, one GPU', 'operands freed after each task, several GPUs'],
     },
     {
       reason: 'seed 004 gives counts for its four versions only',

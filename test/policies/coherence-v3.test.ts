@@ -10,7 +10,7 @@ runCoherenceConformance({
     { reason: 'write-through', tests: ['write-back: no write-through copy'] },
     {
       reason: 'operands kept in the cache (free=none)',
-      tests: ['operands freed after each task', 'operands freed after each task, with peer-to-peer copies'],
+      tests: ['operands freed after each task, one GPU', 'operands freed after each task, several GPUs'],
     },
     {
       reason: "no line limit (seed 004's counts assume none)",

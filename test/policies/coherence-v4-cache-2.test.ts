@@ -12,7 +12,7 @@ runCoherenceConformance({
     },
     {
       reason: 'operands kept in the cache (free=none)',
-      tests: ['operands freed after each task', 'operands freed after each task, with peer-to-peer copies'],
+      tests: ['operands freed after each task, one GPU', 'operands freed after each task, several GPUs'],
     },
     {
       reason: "seed 004's counts are for an unlimited cache",

@@ -11,7 +11,7 @@ runCoherenceConformance({
     },
     {
       reason: 'write-back keeps operands (free=none)',
-      tests: ['operands freed after each task', 'operands freed after each task, with peer-to-peer copies'],
+      tests: ['operands freed after each task, one GPU', 'operands freed after each task, several GPUs'],
     },
     { reason: 'no line limit', tests: ['alien cache within its lines after each task'] },
     {

@@ -9,7 +9,7 @@ runCoherenceConformance({
     { reason: 'write-through', tests: ['write-back: no write-through copy'] },
     {
       reason: 'operands kept (free=none)',
-      tests: ['operands freed after each task', 'operands freed after each task, with peer-to-peer copies'],
+      tests: ['operands freed after each task, one GPU', 'operands freed after each task, several GPUs'],
     },
     { reason: 'no line limit', tests: ['alien cache within its lines after each task'] },
     {
