@@ -15,7 +15,7 @@ import {
   Replica,
   TransferKind,
 } from '../../src/core/engine.ts';
-import type { TaskGraph } from '../../src/core/graph.ts';
+import { TaskGraph } from '../../src/core/graph.ts';
 import type { Platform } from '../../src/core/platform.ts';
 import { AccessMode } from '../../src/core/types.ts';
 import { EVICTION_POLICIES } from '../../src/evict/index.ts';
@@ -27,6 +27,7 @@ import { generateWorkload } from '../../src/workloads/index.ts';
 import { prefixGraph } from '../../src/workloads/prefix.ts';
 import { testPlatform } from '../helpers/platforms.ts';
 import { type GraphSpec, machineArb, machinePlatform } from '../helpers/random-graphs.ts';
+import { FixedScheduler } from '../helpers/run.ts';
 import { byHand } from '../helpers/seed004.ts';
 import {
   assertProperty,
@@ -47,6 +48,9 @@ export const COHERENCE_CASES = [
   'operands freed after each task, several GPUs',
   'alien cache within its lines after each task',
   "seed 004's block transfers on every prefix",
+  'no second copy of a version to a node already receiving it',
+  'hand-made: a datum rewritten while its copy home is in flight',
+  'hand-made: an operand read by another GPU as its copy home lands',
 ] as const;
 
 /** One case of COHERENCE_CASES. */
@@ -295,6 +299,43 @@ class AlienCacheObserver extends SlotObserver implements EngineObserver {
   }
 }
 
+/**
+ * No wasted copy: a transfer never starts towards a node that is already receiving the same
+ * version of the same handle. Versions are counted here: one per task start per written handle.
+ */
+class DuplicateCopyObserver extends SlotObserver implements EngineObserver {
+  private readonly version: Int32Array;
+  private readonly inFlight = new Map<number, { slot: number; version: number }>();
+
+  constructor(engine: Engine, graph: TaskGraph) {
+    super(engine, graph);
+    this.version = new Int32Array(graph.handleCount);
+  }
+
+  taskStarted(task: number): void {
+    for (const [h, m] of this.graph.accesses(task)) if (m & AccessMode.W) this.version[h]!++;
+  }
+
+  transferStarted(id: number): void {
+    const e = this.engine;
+    const h = e.trHandle.data[id]!;
+    const slot = h * this.nn + e.trDst.data[id]!;
+    const version = this.version[h]!;
+    for (const [other, x] of this.inFlight) {
+      if (x.slot !== slot || x.version !== version) continue;
+      this.witnessed++;
+      this.fail(
+        `transfer ${id} (${e.trSrc.data[id]}->${e.trDst.data[id]}, kind ${e.trKind.data[id]}) copies version ${version} of handle ${h}, which transfer ${other} (kind ${e.trKind.data[other]}) is already bringing there`,
+      );
+    }
+    this.inFlight.set(id, { slot, version });
+  }
+
+  transferFinished(id: number): void {
+    this.inFlight.delete(id);
+  }
+}
+
 /** Counts transfers of one kind. */
 class KindCounter implements EngineObserver {
   readonly violations: string[] = [];
@@ -448,6 +489,109 @@ export function runCoherenceConformance(o: CoherenceConformance): void {
         { roomy: true, readHeavy: true },
       );
       assert.ok(seen > 0, `${label(c)}: no run filled the alien cache`);
+    });
+
+    caseTest('no second copy of a version to a node already receiving it', () => {
+      everyScheduler('no second copy of a version to a node already receiving it', (engine) => [
+        new DuplicateCopyObserver(engine, engine.graph),
+      ]);
+    });
+
+    /** Runs tasks (codelet kinds, accesses) each on a given worker, with the checks of `make`. */
+    const handMade = (
+      c: CoherenceCase,
+      what: string,
+      gpus: number,
+      p2p: boolean,
+      tasks: { on: number; kinds: ('cpu' | 'gpu')[]; access: AccessMode }[],
+      make: (engine: Engine, coherence: CoherenceOptions) => Checking[],
+    ) => {
+      const g = new TaskGraph();
+      const h = g.addHandle(1000);
+      for (const t of tasks)
+        g.submit(g.addCodelet({ name: t.kinds.join(''), kinds: t.kinds }), [[h, t.access]], { flops: 1e6 });
+      // Copies (10 us latency, 1 us) outlast tasks (1 us on a GPU, 10 us on a CPU).
+      const platform = testPlatform({ gpus, gpuCapacity: 1000, cpus: 1, p2p });
+      const coherence = o.create(Int32Array.of(-1));
+      let observers: Checking[] = [];
+      oracleRun(`${label(c)}: ${what}`, g, platform, {
+        scheduler: new FixedScheduler((t) => tasks[t]!.on),
+        coherence,
+        observers: (engine) => {
+          observers = make(engine, coherence);
+          return observers;
+        },
+      });
+      for (const x of observers) assert.deepEqual(x.violations, [], `${label(c)}: ${what}`);
+    };
+
+    caseTest('hand-made: a datum rewritten while its copy home is in flight', () => {
+      const c = 'hand-made: a datum rewritten while its copy home is in flight';
+      const dup = (engine: Engine) => [new DuplicateCopyObserver(engine, engine.graph)];
+      // GPU 0 writes twice, then a CPU reads: the first copy home goes stale, the CPU's fetch
+      // and the write-through of the second write must not both carry the second version.
+      handMade(
+        c,
+        'gpu0 W, gpu0 W, cpu R',
+        1,
+        false,
+        [
+          { on: 0, kinds: ['gpu'], access: AccessMode.W },
+          { on: 0, kinds: ['gpu'], access: AccessMode.W },
+          { on: 1, kinds: ['cpu'], access: AccessMode.R },
+        ],
+        dup,
+      );
+      // GPU 0 writes, GPU 1 writes, GPU 0 reads (no peer-to-peer): GPU 1's copy home and the
+      // staging copy for GPU 0 must not both carry GPU 1's version.
+      handMade(
+        c,
+        'gpu0 W, gpu1 W, gpu0 R',
+        2,
+        false,
+        [
+          { on: 0, kinds: ['gpu'], access: AccessMode.W },
+          { on: 1, kinds: ['gpu'], access: AccessMode.W },
+          { on: 0, kinds: ['gpu'], access: AccessMode.R },
+        ],
+        dup,
+      );
+    });
+
+    caseTest('hand-made: an operand read by another GPU as its copy home lands', () => {
+      const c = 'hand-made: an operand read by another GPU as its copy home lands';
+      const checks = (engine: Engine, coherence: CoherenceOptions): Checking[] => {
+        const mode = coherence.freeAfterTask ?? 'none';
+        return [
+          ...(coherence.writeThrough ? [new WriteThroughObserver(engine, engine.graph)] : []),
+          ...(mode !== 'none' ? [new FreedObserver(engine, engine.graph, mode, coherence.owners)] : []),
+        ];
+      };
+      // GPU 0 writes, GPU 1 reads it peer-to-peer while GPU 0's copy home is in flight.
+      handMade(
+        c,
+        'gpu0 W, gpu1 R, peer-to-peer',
+        2,
+        true,
+        [
+          { on: 0, kinds: ['gpu'], access: AccessMode.W },
+          { on: 1, kinds: ['gpu'], access: AccessMode.R },
+        ],
+        checks,
+      );
+      // Without peer-to-peer, GPU 0 reads what GPU 1 wrote through a staging copy home.
+      handMade(
+        c,
+        'gpu0 W, gpu1 W, gpu0 R',
+        2,
+        false,
+        [
+          { on: 0, kinds: ['gpu'], access: AccessMode.W },
+          { on: 1, kinds: ['gpu'], access: AccessMode.W },
+          { on: 0, kinds: ['gpu'], access: AccessMode.R },
+        ],
+        checks,
+      );
     });
 
     caseTest("seed 004's block transfers on every prefix", () => {
