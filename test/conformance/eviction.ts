@@ -72,6 +72,16 @@ export class FakeEvictionContext implements EvictionContext {
   readonly scheduler: Scheduler;
   private readonly codelet: number;
 
+  /** Per-task table size the policy sizes its tables to (the graph's, at least 16). */
+  get taskCapacity(): number {
+    return Math.max(16, this.graph.taskCount);
+  }
+
+  /** Per-handle table size. */
+  get handleCapacity(): number {
+    return Math.max(16, this.graph.handleCount);
+  }
+
   constructor(handles: number) {
     this.codelet = this.graph.addCodelet({ name: 'g', kinds: ['gpu'] });
     for (let h = 0; h < handles; h++) this.graph.addHandle(1000);
