@@ -13,6 +13,7 @@ import { Rng } from '../core/rng.ts';
 import { LocusError } from '../core/types.ts';
 import { chargingScheduler, SchedulingDebt } from './charging.ts';
 import { EventHeap } from './event-heap.ts';
+import { checkDuration, ProgressGuard } from './guard.ts';
 import { Network } from './network.ts';
 
 const EV_TASK_END = 0;
@@ -116,6 +117,8 @@ export class Simulator {
     const every = this.options.progressEvery ?? 10_000;
     const progress = this.options.onProgress;
     let nextProgress = every;
+    const guard = new ProgressGuard();
+    let copies = 0;
     engine.start(0);
     this.drain();
     while (!engine.isFinished) {
@@ -127,10 +130,12 @@ export class Simulator {
         );
       }
       this.events++;
+      guard.step(Math.min(tNet, tHeap), engine.finishedTasks + copies, engine, net.active);
       if (tNet < tHeap) {
         this.now = tNet;
         done.length = 0;
         net.complete(tNet, done);
+        copies += done.length;
         for (const id of done) {
           this.channelDone(id);
           engine.transferFinished(id, tNet);
@@ -203,6 +208,7 @@ export class Simulator {
         if (this.debt) d += this.debt.take(w);
         // ea1: the worker blocked while it had nothing to do; waking it up takes a while.
         if (this.wakeLatency > 0 && this.now > this.lastEnd[w]!) d += this.wakeLatency;
+        checkDuration(d, this.now, this.options.graph, this.options.platform, task, w);
         this.lastEnd[w] = this.now + d;
         this.heap.push(this.now + d, EV_TASK_END, task);
       } else if (op === Cmd.TRANSFER) {
