@@ -329,13 +329,17 @@ function compileParsed(spec: ParsedPlatformFile, source: string, defaultName: st
     const to = lookup(`links[${i}].to`, l.to);
     if (from === to)
       fail(`links[${i}].to`, `a link joins two different nodes (from and to are both '${l.to}')`);
-    const via = (l.via ?? []).map(
-      (b, j) =>
-        busIndex.get(b) ??
-        fail(
-          `links[${i}].via[${j}]`,
-          `no bus named '${b}' (${busIndex.size ? `known: ${[...busIndex.keys()].join(', ')}` : 'no buses are defined'})`,
-        ),
+    const via = (l.via ?? []).map((b, j, all) =>
+      all.indexOf(b) < j
+        ? fail(
+            `links[${i}].via[${j}]`,
+            `bus '${b}' is listed twice (also via[${all.indexOf(b)}]); a route crosses a bus once`,
+          )
+        : (busIndex.get(b) ??
+          fail(
+            `links[${i}].via[${j}]`,
+            `no bus named '${b}' (${busIndex.size ? `known: ${[...busIndex.keys()].join(', ')}` : 'no buses are defined'})`,
+          )),
     );
     if (!spec.peerToPeer && nodes[from]!.kind === 'gpu' && nodes[to]!.kind === 'gpu') return;
     const directions: [number, number, string][] = [[from, to, l.name ?? `${l.from}->${l.to}`]];
