@@ -136,6 +136,8 @@ export function runCommand(o: RunOptions): void {
     seed: o.seed,
     keepOutputs: o.keepOutputs,
     order: o.order as 'rows' | 'columns' | undefined,
+    // Refuse data larger than the host memory before generating the tasks, not after.
+    host: platform.nodes[platform.homeNode]!,
   });
   if (o.priorities === 'bottom-level') wl.graph.setBottomLevelPriorities();
   const owner = ownerComputes(o, policy.scheduler, platform, wl.graph);
