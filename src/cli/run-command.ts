@@ -155,7 +155,7 @@ export function runCommand(o: RunOptions): void {
         })
       : undefined;
   bar?.start(total, 0);
-  const { report, trace } = simulate({
+  const { report } = simulate({
     graph,
     platform,
     scheduler: policy.scheduler,
@@ -172,17 +172,11 @@ export function runCommand(o: RunOptions): void {
     noise: o.noise,
     chargeScheduling: o.chargeScheduling,
     workload: wl.summary,
-    trace: o.trace !== undefined,
+    // Streamed to the file as the run goes: a trace of millions of events fits no string.
+    traceFile: o.trace,
     onProgress: bar ? (done) => bar.update(done) : undefined,
   });
   bar?.stop();
-  if (trace && o.trace) {
-    try {
-      writeFileSync(o.trace, JSON.stringify(trace.toJSON()));
-    } catch (e) {
-      throw new LocusError(`--trace ${o.trace}: cannot write the trace: ${(e as Error).message}`);
-    }
-  }
   if (o.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
