@@ -88,6 +88,8 @@ export interface RunOptions extends SimulationFlags {
   idle?: string;
   wakeLatency?: number;
   calibrate?: boolean;
+  /** false with --no-record: a real run does not save its measurements into the models. */
+  record?: boolean;
   throttle?: boolean;
   json?: boolean;
   trace?: string;
@@ -99,6 +101,8 @@ export function runCommand(o: RunOptions): void {
   if (o.mode !== 'sim') throw new LocusError(`--mode must be sim or real (got '${o.mode}')`);
   if (o.check) throw new LocusError('--check applies to --mode real (a simulation computes no values)');
   if (o.calibrate) throw new LocusError('--calibrate applies to --mode real (a simulation measures nothing)');
+  if (o.record === false)
+    throw new LocusError('--no-record applies to --mode real (a simulation saves no measurements)');
   if (o.throttle)
     throw new LocusError("--throttle applies to --mode real (a simulation always runs at the links' speed)");
   if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {

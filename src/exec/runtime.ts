@@ -143,6 +143,11 @@ export interface RuntimeOptions {
   calibrate?: boolean;
   /** Measurements that make a model calibrated (default 10). */
   minSamples?: number;
+  /**
+   * Receives one-line warnings that do not stop a run (performance models that could not be
+   * read or saved); default: written to stderr as "locus: warning: ...".
+   */
+  onWarning?: (message: string) => void;
 }
 
 /** A batch in which some tasks failed: names them; dependent tasks were cancelled. */
@@ -198,6 +203,7 @@ export class Runtime {
   private releaseWaiters: (() => void)[] = [];
   private pool: WorkerPool | undefined;
   private history: HistoryModel | undefined;
+  private models: ModelStore | undefined;
   private bus: BusPair[] | undefined;
   private closed = false;
   private running: Promise<RunReport> | undefined;
@@ -498,9 +504,16 @@ export class Runtime {
 
   /** The models' folder, opened on first use. */
   private modelStore(): ModelStore {
-    return new ModelStore(
+    this.models ??= new ModelStore(
       machineDir(this.options.perfModelDir ?? ModelStore.defaultDir(), this.platform.name),
     );
+    return this.models;
+  }
+
+  /** A warning that does not stop the run (RuntimeOptions.onWarning). */
+  private warn(message: string): void {
+    if (this.options.onWarning) this.options.onWarning(message);
+    else process.stderr.write(`locus: warning: ${message}\n`);
   }
 
   /** Whether and how this runtime uses performance models. */
@@ -512,9 +525,15 @@ export class Runtime {
   private durationModel(graph: TaskGraph): DurationModel {
     if (this.perfModels === 'off') return new PlatformModel(this.platform, graph);
     if (this.history === undefined) {
+      // A model file that cannot be read costs its codelet's (or the bus's) model, not the run.
       const store = this.modelStore();
-      this.history = store.loadHistory();
-      this.bus = store.loadBus(this.platform.name)?.pairs;
+      this.history = store.loadHistory((m) => this.warn(`${m}; its model is ignored`));
+      try {
+        this.bus = store.loadBus(this.platform.name)?.pairs;
+      } catch (e) {
+        if (!(e instanceof LocusError)) throw e;
+        this.warn(`${e.message}; the bus model is ignored`);
+      }
     }
     if (this.history.codelets().length === 0 && !this.options.calibrate && this.bus === undefined) {
       return new PlatformModel(this.platform, graph);
@@ -599,7 +618,13 @@ export class Runtime {
     this.copyBack(written);
     if (recorder && recorder.samples.length > 0) {
       for (const sample of recorder.samples) this.history!.record(sample);
-      this.modelStore().saveSamples(recorder.samples);
+      // The run's results come first: a model that cannot be saved is a warning.
+      try {
+        this.modelStore().saveSamples(recorder.samples);
+      } catch (e) {
+        if (!(e instanceof LocusError)) throw e;
+        this.warn(`performance models not saved: ${e.message}`);
+      }
     }
     const report = buildReport(result.engine, stats!, {
       mode: 'real',
