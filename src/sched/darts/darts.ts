@@ -6,7 +6,10 @@
  * Ties: most unprocessed tasks using D, then highest task priority (bottom level), then the
  * run's seeded random generator. When no datum frees a task, a random unallocated task is
  * taken. All GPUs share one pool of unallocated tasks. Tasks whose inputs are all already in
- * k's memory are planned first (they need no load).
+ * k's memory are planned first (they need no load). While other GPUs are idle (nothing
+ * planned, nothing popped), a decision plans at most k's share of the pool, ceil(pool / (1 +
+ * idle GPUs)): otherwise a datum read by every task would free them all on the first GPU to
+ * ask and leave the others idle.
  *
  * Options (StarPU's documented DARTS variants): `dartsThreshold` caps the candidates examined
  * per decision; `darts3inputs` adds, after the free-task count, the number of tasks one datum
@@ -67,6 +70,7 @@ export class DartsScheduler implements Scheduler {
   private planned: number[][] = [];
   private plannedHead!: Int32Array;
   private plannedUses!: Int32Array;
+  private plannedCount!: Int32Array;
 
   // Buckets of data by free count, per k: doubly linked lists over D.
   private bucketHead!: Int32Array;
@@ -140,6 +144,7 @@ export class DartsScheduler implements Scheduler {
     this.planned = Array.from({ length: K }, () => []);
     this.plannedHead = new Int32Array(K);
     this.plannedUses = new Int32Array(K * this.H);
+    this.plannedCount = new Int32Array(K);
     this.B = maxDegree + 1;
     this.bucketHead = new Int32Array(K * this.B).fill(-1);
     this.bucketNext = new Int32Array(K * this.H).fill(-1);
@@ -226,7 +231,7 @@ export class DartsScheduler implements Scheduler {
     if (free.size > 0) {
       const tasks = Array.from(free.values()).filter((t) => this.ctx.canRun(t, worker));
       if (tasks.length > 0) {
-        this.plan(k, tasks);
+        this.plan(k, tasks, this.share(k));
         return -1;
       }
     }
@@ -240,7 +245,7 @@ export class DartsScheduler implements Scheduler {
         }
       }
       if (tasks.length > 0) {
-        this.plan(k, tasks);
+        this.plan(k, tasks, this.share(k));
         this.setLoaded(k, d);
         return -1;
       }
@@ -344,12 +349,28 @@ export class DartsScheduler implements Scheduler {
     return best;
   }
 
-  /** Plans `tasks` on k, highest priority first, then submission order. */
-  private plan(k: number, tasks: number[]): void {
+  /**
+   * The most tasks a decision of GPU k may plan: its share of the pool, ceil(pool / (1 + g)),
+   * while g > 0 other GPUs are idle (nothing planned, nothing popped: they would find the pool
+   * emptied); else all.
+   */
+  private share(k: number): number {
+    let idle = 0;
+    for (let j = 0; j < this.K; j++) {
+      if (j !== k && this.plannedCount[j] === 0 && this.ctx.pipeline(this.gpuWorkers[j]!).length === 0)
+        idle++;
+    }
+    return idle === 0 ? Number.POSITIVE_INFINITY : Math.ceil(this.pool.size / (idle + 1));
+  }
+
+  /** Plans the first `cap` of `tasks` on k, highest priority first, then submission order. */
+  private plan(k: number, tasks: number[], cap: number): void {
     const pr = this.ctx.graph.taskPriority.data;
     if (this.hasPriorities) tasks.sort((a, b) => pr[b]! - pr[a]! || a - b);
     else tasks.sort((a, b) => a - b);
+    if (tasks.length > cap) tasks.length = Math.max(1, cap);
     const list = this.compactPlanned(k);
+    this.plannedCount[k]! += tasks.length;
     for (const t of tasks) {
       this.removeFromPool(t);
       this.where[t] = k;
@@ -385,6 +406,7 @@ export class DartsScheduler implements Scheduler {
 
   private unmarkPlanned(k: number, t: number): void {
     this.where[t] = TAKEN;
+    this.plannedCount[k]!--;
     for (let i = this.inStart[t]!; i < this.inStart[t + 1]!; i++)
       this.plannedUses[k * this.H + this.inHandle[i]!]!--;
   }
