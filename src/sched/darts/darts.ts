@@ -29,6 +29,7 @@
 import type { SchedContext, Scheduler } from '../../core/policy.ts';
 import { AccessMode } from '../../core/types.ts';
 import type { SchedulerOptions } from '../options.ts';
+import { PlanIndex, type PlanView } from '../plan-index.ts';
 import { IndexedSet } from './indexed-set.ts';
 
 const NOT_READY = -2;
@@ -71,6 +72,9 @@ export class DartsScheduler implements Scheduler {
   private plannedHead!: Int32Array;
   private plannedUses!: Int32Array;
   private plannedCount!: Int32Array;
+  // The planned lists in plannedTasks' order (key: the planning count), for eviction policies.
+  private index!: PlanIndex;
+  private plans = 0;
 
   // Buckets of data by free count, per k: doubly linked lists over D.
   private bucketHead!: Int32Array;
@@ -145,6 +149,8 @@ export class DartsScheduler implements Scheduler {
     this.plannedHead = new Int32Array(K);
     this.plannedUses = new Int32Array(K * this.H);
     this.plannedCount = new Int32Array(K);
+    this.index = new PlanIndex(g, K);
+    this.plans = 0;
     this.B = maxDegree + 1;
     this.bucketHead = new Int32Array(K * this.B).fill(-1);
     this.bucketNext = new Int32Array(K * this.H).fill(-1);
@@ -197,6 +203,12 @@ export class DartsScheduler implements Scheduler {
   plannedTasks(worker: number): number[] {
     const k = this.kOf[worker]!;
     return k < 0 ? [] : this.planned[k]!.slice(this.plannedHead[k]!).filter((t) => this.where[t] === k);
+  }
+
+  /** The index of GPU `worker`'s planned tasks (undefined for CPU workers, which plan none). */
+  plannedIndex(worker: number): PlanView | undefined {
+    const k = this.kOf[worker]!;
+    return k < 0 ? undefined : { index: this.index, group: k };
   }
 
   /** Planned tasks of `worker` that read `handle` (LUF's n_p(D), seed 000 Algorithm 3). */
@@ -375,6 +387,7 @@ export class DartsScheduler implements Scheduler {
       this.removeFromPool(t);
       this.where[t] = k;
       list.push(t);
+      this.index.add(t, k, 0, this.plans++);
       for (let i = this.inStart[t]!; i < this.inStart[t + 1]!; i++)
         this.plannedUses[k * this.H + this.inHandle[i]!]!++;
     }
@@ -407,6 +420,7 @@ export class DartsScheduler implements Scheduler {
   private unmarkPlanned(k: number, t: number): void {
     this.where[t] = TAKEN;
     this.plannedCount[k]!--;
+    this.index.remove(t);
     for (let i = this.inStart[t]!; i < this.inStart[t + 1]!; i++)
       this.plannedUses[k * this.H + this.inHandle[i]!]!--;
   }

@@ -7,6 +7,7 @@
  * 2), pop O(log n) amortised.
  */
 import type { SchedContext, Scheduler } from '../../core/policy.ts';
+import { PlanIndex, type PlanView } from '../plan-index.ts';
 import { TaskHeap } from './heap.ts';
 
 /** Entries plannedTasks yields at most (eviction policies read the head of the queue). */
@@ -22,6 +23,8 @@ export class PrioScheduler implements Scheduler {
   private seq = new Float64Array(0);
   private taken = new Uint8Array(0);
   private pushes = 0;
+  // Per class, the untaken tasks of its heap in the same order (for eviction policies).
+  private indexes: PlanIndex[] = [];
 
   init(ctx: SchedContext): void {
     this.ctx = ctx;
@@ -41,6 +44,7 @@ export class PrioScheduler implements Scheduler {
         c = this.heaps.length;
         keys.set(key, c);
         this.heaps.push(new TaskHeap(less));
+        this.indexes.push(new PlanIndex(g, 1));
         this.representative.push(i);
       }
       this.classOf[i] = c;
@@ -49,8 +53,12 @@ export class PrioScheduler implements Scheduler {
 
   push(task: number): void {
     this.seq[task] = this.pushes++;
+    const prio = this.ctx.graph.taskPriority.data[task]!;
     for (let c = 0; c < this.heaps.length; c++) {
-      if (this.ctx.canRun(task, this.representative[c]!)) this.heaps[c]!.push(task);
+      if (this.ctx.canRun(task, this.representative[c]!)) {
+        this.heaps[c]!.push(task);
+        this.indexes[c]!.add(task, 0, -prio, this.seq[task]!);
+      }
     }
   }
 
@@ -60,10 +68,19 @@ export class PrioScheduler implements Scheduler {
       const t = h.pop();
       if (this.taken[t] === 0) {
         this.taken[t] = 1;
+        for (const index of this.indexes) index.remove(t);
         return t;
       }
     }
     return -1;
+  }
+
+  /**
+   * The shared queue as this worker sees it, every untaken task, in plannedTasks' order (an
+   * eviction policy reading it does not stop at PRIO_PLANNED_CAP).
+   */
+  plannedIndex(worker: number): PlanView {
+    return { index: this.indexes[this.classOf[worker]!]!, group: 0 };
   }
 
   /** The shared queue as this worker sees it, in priority order, at most PRIO_PLANNED_CAP tasks. */

@@ -5,6 +5,7 @@
  */
 import { IntQueue } from '../../core/growable.ts';
 import type { SchedContext } from '../../core/policy.ts';
+import { PlanIndex, type PlanView } from '../plan-index.ts';
 import type { QueuedInputs } from './inputs.ts';
 
 /** The per-worker queues of a deque-model scheduler. */
@@ -21,23 +22,40 @@ export interface WorkerQueues {
   planned(worker: number): Iterable<number>;
   /** Optional: the replicas of `handle` may have changed (loaded, requested, dropped, written). */
   dataChanged?(handle: number): void;
+  /** Optional: an incremental index of `worker`'s queue (see PlanIndex). */
+  plannedIndex?(worker: number): PlanView | undefined;
 }
 
-/** One FIFO per worker: tasks are handed out in the order they were assigned. O(1) each way. */
+/**
+ * One FIFO per worker: tasks are handed out in the order they were assigned. O(1) each way,
+ * plus O(accesses x log n) to keep the queues' PlanIndex (key: the assignment count).
+ */
 export class FifoQueues implements WorkerQueues {
   private queues: IntQueue[] = [];
+  private index!: PlanIndex;
+  private added = 0;
 
   init(ctx: SchedContext): void {
     this.queues = ctx.platform.workers.map(() => new IntQueue());
+    this.index = new PlanIndex(ctx.graph, ctx.platform.workers.length);
+    this.added = 0;
   }
 
   add(task: number, worker: number): void {
     this.queues[worker]!.push(task);
+    this.index.add(task, worker, 0, this.added++);
   }
 
   pop(worker: number): number {
     const q = this.queues[worker]!;
-    return q.length > 0 ? q.shift() : -1;
+    if (q.length === 0) return -1;
+    const t = q.shift();
+    this.index.remove(t);
+    return t;
+  }
+
+  plannedIndex(worker: number): PlanView {
+    return { index: this.index, group: worker };
   }
 
   size(worker: number): number {

@@ -9,6 +9,7 @@
  * scan of the victim's deque for a runnable task (the first one when kinds are uniform).
  */
 import type { SchedContext, Scheduler } from '../../core/policy.ts';
+import { PlanIndex, type PlanView } from '../plan-index.ts';
 import { IntDeque } from './queues.ts';
 
 /** Per-worker deques with stealing. */
@@ -20,12 +21,17 @@ export class WorkStealingScheduler implements Scheduler {
   private next = 0;
   private tried = new Int32Array(0);
   private stamp = 0;
+  // The deques in plannedTasks' order, newest first (key: minus the push count).
+  private index!: PlanIndex;
+  private pushes = 0;
 
   init(ctx: SchedContext): void {
     this.ctx = ctx;
     this.nw = ctx.platform.workers.length;
     this.deques = ctx.platform.workers.map(() => new IntDeque());
     this.tried = new Int32Array(this.nw);
+    this.index = new PlanIndex(ctx.graph, this.nw);
+    this.pushes = 0;
   }
 
   push(task: number): void {
@@ -33,12 +39,14 @@ export class WorkStealingScheduler implements Scheduler {
     const cw = ctx.currentWorker();
     if (cw >= 0 && ctx.canRun(task, cw)) {
       this.deques[cw]!.pushBack(task);
+      this.index.add(task, cw, 0, -this.pushes++);
       return;
     }
     for (let k = 0; k < this.nw; k++) {
       const w = (this.next + k) % this.nw;
       if (!ctx.canRun(task, w)) continue;
       this.deques[w]!.pushBack(task);
+      this.index.add(task, w, 0, -this.pushes++);
       this.next = (w + 1) % this.nw;
       return;
     }
@@ -47,7 +55,11 @@ export class WorkStealingScheduler implements Scheduler {
 
   pop(worker: number): number {
     const own = this.deques[worker]!;
-    if (own.length > 0) return own.popBack();
+    if (own.length > 0) {
+      const t = own.popBack();
+      this.index.remove(t);
+      return t;
+    }
     const stamp = ++this.stamp;
     for (;;) {
       let victim = -1;
@@ -63,10 +75,16 @@ export class WorkStealingScheduler implements Scheduler {
         const t = d.at(i);
         if (this.ctx.canRun(t, worker)) {
           d.removeAt(i);
+          this.index.remove(t);
           return t;
         }
       }
     }
+  }
+
+  /** The index of the worker's deque (see PlanIndex). */
+  plannedIndex(worker: number): PlanView {
+    return { index: this.index, group: worker };
   }
 
   /** The worker's own deque, newest first (the order it pops it). */
