@@ -4,6 +4,7 @@ import type { EvictionPolicy } from '../src/core/policy.ts';
 import { BeladyEviction } from '../src/evict/belady.ts';
 import { LufEviction } from '../src/evict/luf.ts';
 import { resolvePlatform } from '../src/platform/presets.ts';
+import { createScheduler } from '../src/sched/index.ts';
 import { simulate } from '../src/sim/simulate.ts';
 import { generateWorkload } from '../src/workloads/index.ts';
 import { NaiveBelady, NaiveLuf } from './helpers/naive-eviction.ts';
@@ -56,5 +57,31 @@ describe("Belady and LUF from the schedulers' plan index: the victims of a full 
         });
       }
     }
+  }
+});
+
+describe('Belady and LUF do not rescan the planned queues', () => {
+  for (const [sched, evict] of [
+    ['prio', 'belady'],
+    ['dmda', 'belady'],
+    ['ws', 'belady'],
+    ['darts', 'belady'],
+    ['prio', 'luf'],
+    ['dmda', 'luf'],
+  ]) {
+    test(`${sched}+${evict}: victims on GPUs read no plannedTasks`, () => {
+      const scheduler = createScheduler(sched!);
+      let scans = 0;
+      const planned = scheduler.plannedTasks!.bind(scheduler);
+      scheduler.plannedTasks = (w) => {
+        scans++;
+        return planned(w);
+      };
+      const wl = generateWorkload('random', { tasks: 1500, data: 120, degree: 3, tileSize: 512 });
+      const platform = resolvePlatform('v100x2', { gpuMem: 24 * 2 ** 20, gpus: 2, cpus: 0 });
+      const { report } = simulate({ graph: wl.graph, platform, scheduler, eviction: evict });
+      assert.ok(report.evictions > 500, `${report.evictions} evictions`);
+      assert.equal(scans, 0);
+    });
   }
 });
