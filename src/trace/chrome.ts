@@ -133,6 +133,14 @@ export class ChromeTrace implements EngineObserver {
 
   private memory(node: number, now: number): void {
     const name = this.engine.platform.nodes[node]!.name;
+    const mib = this.engine.memoryUsed(node) / 2 ** 20;
+    if (this.file && Number.isFinite(now) && Number.isFinite(mib)) {
+      // The most frequent event, written without building an object (what JSON.stringify gives).
+      this.file.json(
+        `{"name":${JSON.stringify(`memory ${name}`)},"ph":"C","ts":${now * 1e6},"pid":${MEMORY_PID},"tid":${node},"args":{"MiB":${mib}}}`,
+      );
+      return;
+    }
     this.emit({
       name: `memory ${name}`,
       ph: 'C',

@@ -32,7 +32,11 @@ export class TraceFile {
 
   /** Appends one trace event (a Trace Event Format object). */
   event(e: object): void {
-    const text = JSON.stringify(e);
+    this.json(JSON.stringify(e));
+  }
+
+  /** Appends one trace event already written as JSON text (one object). */
+  json(text: string): void {
     this.pending += this.count++ === 0 ? text : `,\n${text}`;
     if (this.pending.length >= CHUNK) this.flush();
   }
