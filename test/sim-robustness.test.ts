@@ -50,6 +50,24 @@ describe('simulator: extreme figures end or are refused in one line', () => {
     );
   });
 
+  test('a latency of 1e308 s is refused by the schema, and by the simulator in a Platform object', () => {
+    const file = platformFile({ gpuRate: 12e12, cpuRate: 50e9, up: 1e10, down: 1e10 });
+    (file.links[0] as { latency?: string }).latency = '1e308s';
+    assert.throws(
+      () => compilePlatform(file, 'p.json'),
+      /^LocusError: p\.json: links\[0\]\.latency: '1e308s' is more than 1000 s \(the limit\)$/,
+    );
+    (file.links[0] as { latency?: string }).latency = '1ms';
+    const platform = compilePlatform(file, 'p.json');
+    const links = platform.links.map((l) => ({ ...l, latency: 1e308 }));
+    const wl = generateWorkload('cholesky', { tiles: 4 });
+    assert.throws(
+      () => simulate({ graph: wl.graph, platform: { ...platform, links }, scheduler: 'eager' }),
+      (e: unknown) =>
+        e instanceof LocusError && /not a finite time/.test(e.message) && !e.message.includes('\n'),
+    );
+  });
+
   // The fuzz test of issue 12: rates (flop/s) and bandwidths (B/s) from 1e-3 to 1e15.
   test('random platform figures from 1e-3 to 1e15: refused in one line or finished', () => {
     const outcomes = { finished: 0, refused: 0 };

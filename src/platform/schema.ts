@@ -127,6 +127,8 @@ export const PLATFORM_LIMITS = {
   codelets: 1024,
   /** Largest finite memory capacity in bytes: 1 EiB. */
   capacity: 2 ** 60,
+  /** Largest link latency in seconds. */
+  latency: 1000,
 } as const;
 
 /** A capacity: a size up to PLATFORM_LIMITS.capacity or "unlimited" (Infinity). */
@@ -140,7 +142,15 @@ const capacity = quantity((v) => {
 }, ', or unlimited');
 const name = z.string().min(1);
 const bandwidth = quantity(parseBandwidth);
-const latency = quantity(parseDuration).optional();
+const latency = quantity((v) => {
+  const s = parseDuration(v);
+  if (s > PLATFORM_LIMITS.latency) {
+    throw new LocusError(
+      `${typeof v === 'string' ? `'${v}'` : v} is more than ${PLATFORM_LIMITS.latency} s (the limit)`,
+    );
+  }
+  return s;
+}).optional();
 const rate = quantity(parseRate);
 const power = quantity(parsePower);
 
