@@ -73,7 +73,8 @@ export class DartsScheduler implements Scheduler {
   private plannedUses!: Int32Array;
   private plannedCount!: Int32Array;
   // The planned lists in plannedTasks' order (key: the planning count), for eviction policies.
-  private index!: PlanIndex;
+  private index: PlanIndex | undefined;
+  private plannedAt = new Float64Array(0);
   private plans = 0;
 
   // Buckets of data by free count, per k: doubly linked lists over D.
@@ -149,7 +150,8 @@ export class DartsScheduler implements Scheduler {
     this.plannedHead = new Int32Array(K);
     this.plannedUses = new Int32Array(K * this.H);
     this.plannedCount = new Int32Array(K);
-    this.index = new PlanIndex(g, K);
+    this.index = undefined;
+    this.plannedAt = new Float64Array(this.T);
     this.plans = 0;
     this.B = maxDegree + 1;
     this.bucketHead = new Int32Array(K * this.B).fill(-1);
@@ -208,7 +210,20 @@ export class DartsScheduler implements Scheduler {
   /** The index of GPU `worker`'s planned tasks (undefined for CPU workers, which plan none). */
   plannedIndex(worker: number): PlanView | undefined {
     const k = this.kOf[worker]!;
-    return k < 0 ? undefined : { index: this.index, group: k };
+    if (k < 0) return undefined;
+    if (this.index === undefined) {
+      // Built on first use (an eviction policy asks), kept up to date from then on.
+      const index = new PlanIndex(this.ctx.graph, this.K);
+      for (let j = 0; j < this.K; j++) {
+        const list = this.planned[j]!;
+        for (let i = this.plannedHead[j]!; i < list.length; i++) {
+          const t = list[i]!;
+          if (this.where[t] === j) index.add(t, j, 0, this.plannedAt[t]!);
+        }
+      }
+      this.index = index;
+    }
+    return { index: this.index, group: k };
   }
 
   /** Planned tasks of `worker` that read `handle` (LUF's n_p(D), seed 000 Algorithm 3). */
@@ -387,7 +402,8 @@ export class DartsScheduler implements Scheduler {
       this.removeFromPool(t);
       this.where[t] = k;
       list.push(t);
-      this.index.add(t, k, 0, this.plans++);
+      this.plannedAt[t] = this.plans++;
+      this.index?.add(t, k, 0, this.plannedAt[t]!);
       for (let i = this.inStart[t]!; i < this.inStart[t + 1]!; i++)
         this.plannedUses[k * this.H + this.inHandle[i]!]!++;
     }
@@ -420,7 +436,7 @@ export class DartsScheduler implements Scheduler {
   private unmarkPlanned(k: number, t: number): void {
     this.where[t] = TAKEN;
     this.plannedCount[k]!--;
-    this.index.remove(t);
+    this.index?.remove(t);
     for (let i = this.inStart[t]!; i < this.inStart[t + 1]!; i++)
       this.plannedUses[k * this.H + this.inHandle[i]!]!--;
   }

@@ -24,7 +24,7 @@ export class PrioScheduler implements Scheduler {
   private taken = new Uint8Array(0);
   private pushes = 0;
   // Per class, the untaken tasks of its heap in the same order (for eviction policies).
-  private indexes: PlanIndex[] = [];
+  private indexes: PlanIndex[] | undefined;
 
   init(ctx: SchedContext): void {
     this.ctx = ctx;
@@ -44,7 +44,6 @@ export class PrioScheduler implements Scheduler {
         c = this.heaps.length;
         keys.set(key, c);
         this.heaps.push(new TaskHeap(less));
-        this.indexes.push(new PlanIndex(g, 1));
         this.representative.push(i);
       }
       this.classOf[i] = c;
@@ -53,11 +52,10 @@ export class PrioScheduler implements Scheduler {
 
   push(task: number): void {
     this.seq[task] = this.pushes++;
-    const prio = this.ctx.graph.taskPriority.data[task]!;
     for (let c = 0; c < this.heaps.length; c++) {
       if (this.ctx.canRun(task, this.representative[c]!)) {
         this.heaps[c]!.push(task);
-        this.indexes[c]!.add(task, 0, -prio, this.seq[task]!);
+        this.indexes?.[c]!.add(task, 0, -this.ctx.graph.taskPriority.data[task]!, this.seq[task]!);
       }
     }
   }
@@ -68,7 +66,7 @@ export class PrioScheduler implements Scheduler {
       const t = h.pop();
       if (this.taken[t] === 0) {
         this.taken[t] = 1;
-        for (const index of this.indexes) index.remove(t);
+        if (this.indexes) for (const index of this.indexes) index.remove(t);
         return t;
       }
     }
@@ -80,6 +78,15 @@ export class PrioScheduler implements Scheduler {
    * eviction policy reading it does not stop at PRIO_PLANNED_CAP).
    */
   plannedIndex(worker: number): PlanView {
+    if (this.indexes === undefined) {
+      // Built on first use (an eviction policy asks), kept up to date from then on.
+      const prio = this.ctx.graph.taskPriority.data;
+      this.indexes = this.heaps.map((h) => {
+        const index = new PlanIndex(this.ctx.graph, 1);
+        for (const t of h.ordered()) if (this.taken[t] === 0) index.add(t, 0, -prio[t]!, this.seq[t]!);
+        return index;
+      });
+    }
     return { index: this.indexes[this.classOf[worker]!]!, group: 0 };
   }
 

@@ -27,34 +27,48 @@ export interface WorkerQueues {
 }
 
 /**
- * One FIFO per worker: tasks are handed out in the order they were assigned. O(1) each way,
- * plus O(accesses x log n) to keep the queues' PlanIndex (key: the assignment count).
+ * One FIFO per worker: tasks are handed out in the order they were assigned. O(1) each way;
+ * once an eviction policy asks for the PlanIndex (key: the assignment count), plus
+ * O(accesses x log n) to keep it.
  */
 export class FifoQueues implements WorkerQueues {
   private queues: IntQueue[] = [];
-  private index!: PlanIndex;
+  private ctx!: SchedContext;
+  private index: PlanIndex | undefined;
+  private addedAt = new Float64Array(0);
   private added = 0;
 
   init(ctx: SchedContext): void {
+    this.ctx = ctx;
     this.queues = ctx.platform.workers.map(() => new IntQueue());
-    this.index = new PlanIndex(ctx.graph, ctx.platform.workers.length);
+    this.index = undefined;
+    this.addedAt = new Float64Array(ctx.graph.taskCount);
     this.added = 0;
   }
 
   add(task: number, worker: number): void {
     this.queues[worker]!.push(task);
-    this.index.add(task, worker, 0, this.added++);
+    this.addedAt[task] = this.added++;
+    this.index?.add(task, worker, 0, this.addedAt[task]!);
   }
 
   pop(worker: number): number {
     const q = this.queues[worker]!;
     if (q.length === 0) return -1;
     const t = q.shift();
-    this.index.remove(t);
+    this.index?.remove(t);
     return t;
   }
 
   plannedIndex(worker: number): PlanView {
+    if (this.index === undefined) {
+      // Built on first use, from the queues as they are; kept up to date from then on.
+      const index = new PlanIndex(this.ctx.graph, this.queues.length);
+      this.queues.forEach((q, w) => {
+        for (let i = 0; i < q.length; i++) index.add(q.at(i), w, 0, this.addedAt[q.at(i)]!);
+      });
+      this.index = index;
+    }
     return { index: this.index, group: worker };
   }
 

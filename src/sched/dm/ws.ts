@@ -22,7 +22,8 @@ export class WorkStealingScheduler implements Scheduler {
   private tried = new Int32Array(0);
   private stamp = 0;
   // The deques in plannedTasks' order, newest first (key: minus the push count).
-  private index!: PlanIndex;
+  private index: PlanIndex | undefined;
+  private pushedAt = new Float64Array(0);
   private pushes = 0;
 
   init(ctx: SchedContext): void {
@@ -30,7 +31,8 @@ export class WorkStealingScheduler implements Scheduler {
     this.nw = ctx.platform.workers.length;
     this.deques = ctx.platform.workers.map(() => new IntDeque());
     this.tried = new Int32Array(this.nw);
-    this.index = new PlanIndex(ctx.graph, this.nw);
+    this.index = undefined;
+    this.pushedAt = new Float64Array(ctx.graph.taskCount);
     this.pushes = 0;
   }
 
@@ -39,14 +41,16 @@ export class WorkStealingScheduler implements Scheduler {
     const cw = ctx.currentWorker();
     if (cw >= 0 && ctx.canRun(task, cw)) {
       this.deques[cw]!.pushBack(task);
-      this.index.add(task, cw, 0, -this.pushes++);
+      this.pushedAt[task] = this.pushes++;
+      this.index?.add(task, cw, 0, -this.pushedAt[task]!);
       return;
     }
     for (let k = 0; k < this.nw; k++) {
       const w = (this.next + k) % this.nw;
       if (!ctx.canRun(task, w)) continue;
       this.deques[w]!.pushBack(task);
-      this.index.add(task, w, 0, -this.pushes++);
+      this.pushedAt[task] = this.pushes++;
+      this.index?.add(task, w, 0, -this.pushedAt[task]!);
       this.next = (w + 1) % this.nw;
       return;
     }
@@ -57,7 +61,7 @@ export class WorkStealingScheduler implements Scheduler {
     const own = this.deques[worker]!;
     if (own.length > 0) {
       const t = own.popBack();
-      this.index.remove(t);
+      this.index?.remove(t);
       return t;
     }
     const stamp = ++this.stamp;
@@ -75,7 +79,7 @@ export class WorkStealingScheduler implements Scheduler {
         const t = d.at(i);
         if (this.ctx.canRun(t, worker)) {
           d.removeAt(i);
-          this.index.remove(t);
+          this.index?.remove(t);
           return t;
         }
       }
@@ -84,6 +88,14 @@ export class WorkStealingScheduler implements Scheduler {
 
   /** The index of the worker's deque (see PlanIndex). */
   plannedIndex(worker: number): PlanView {
+    if (this.index === undefined) {
+      // Built on first use (an eviction policy asks), kept up to date from then on.
+      const index = new PlanIndex(this.ctx.graph, this.nw);
+      this.deques.forEach((d, w) => {
+        for (let i = 0; i < d.length; i++) index.add(d.at(i), w, 0, -this.pushedAt[d.at(i)]!);
+      });
+      this.index = index;
+    }
     return { index: this.index, group: worker };
   }
 
