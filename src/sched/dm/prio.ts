@@ -55,7 +55,8 @@ export class PrioScheduler implements Scheduler {
     for (let c = 0; c < this.heaps.length; c++) {
       if (this.ctx.canRun(task, this.representative[c]!)) {
         this.heaps[c]!.push(task);
-        this.indexes?.[c]!.add(task, 0, -this.ctx.graph.taskPriority.data[task]!, this.seq[task]!);
+        if (this.indexes)
+          this.indexes[c]!.add(task, 0, -this.ctx.graph.taskPriority.data[task]!, this.seq[task]!);
       }
     }
   }
