@@ -3,7 +3,9 @@
  * 100,489 tasks under EAGER on v100x2 (500 MiB per GPU, so every task loads data and the
  * eviction path is hot), plus a Cholesky for a graph with dependencies, and prints simulated
  * tasks per second of wall time (median and best of the measured rounds, after warm-up
- * rounds) and peak memory (resident set, graph included).
+ * rounds) and peak memory (resident set, graph included). Two rows run Belady and LUF under
+ * dm policies on 20,000 random tasks with 64 MiB GPUs, where every task evicts: the eviction
+ * policies read the schedulers' plans (issue 12: they used to rescan the queues per victim).
  */
 import { resolvePlatform } from '../src/platform/presets.ts';
 import { simulate } from '../src/sim/simulate.ts';
@@ -15,6 +17,8 @@ interface Case {
   params: Record<string, number>;
   sched: string;
   eviction?: string;
+  /** GPU memory in bytes (default: the preset's 500 MiB). */
+  gpuMem?: number;
 }
 
 const CASES: Case[] = [
@@ -36,6 +40,22 @@ const CASES: Case[] = [
     params: { tiles: 317 },
     sched: 'darts',
     eviction: 'luf',
+  },
+  {
+    name: 'random 20,000 tasks, prio+belady, v100x2 64 MiB',
+    workload: 'random',
+    params: { tasks: 20_000 },
+    sched: 'prio',
+    eviction: 'belady',
+    gpuMem: 64 * 2 ** 20,
+  },
+  {
+    name: 'random 20,000 tasks, dmda+luf, v100x2 64 MiB',
+    workload: 'random',
+    params: { tasks: 20_000 },
+    sched: 'dmda',
+    eviction: 'luf',
+    gpuMem: 64 * 2 ** 20,
   },
   {
     name: 'cholesky 60x60 tiles, eager, v100x2 500 MiB',
@@ -69,7 +89,12 @@ for (const c of CASES) {
     const t0 = performance.now();
     const wl = generateWorkload(c.workload, c.params);
     const t1 = performance.now();
-    const { report } = simulate({ graph: wl.graph, platform, scheduler: c.sched, eviction: c.eviction });
+    const { report } = simulate({
+      graph: wl.graph,
+      platform: c.gpuMem === undefined ? platform : resolvePlatform('v100x2', { gpuMem: c.gpuMem }),
+      scheduler: c.sched,
+      eviction: c.eviction,
+    });
     tasks = report.tasks;
     if (r < 0) continue;
     build.push((t1 - t0) / 1000);

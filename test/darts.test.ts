@@ -214,3 +214,24 @@ describe('belady', () => {
     assert.deepEqual(evicted, expected.evicted);
   });
 });
+
+// Issue 12 item 15: a datum read by every task must not plan them all on the first GPU.
+describe('darts: a datum shared by every task', () => {
+  for (const [sched, eviction] of [
+    ['darts', 'lru'],
+    ['darts', 'luf'],
+    ['eager', 'lru'],
+  ]) {
+    test(`3,000 tasks reading one datum on 4 GPUs: ${sched}+${eviction} runs 750 on each`, () => {
+      const wl = generateWorkload('random', { tasks: 3000, data: 1, degree: 1 });
+      const platform = testPlatform({ gpus: 4, gpuCapacity: 500 * 2 ** 20 });
+      const { checker, stats } = checkedRun(wl.graph, platform, { sched, eviction });
+      assert.deepEqual(checker.violations, []);
+      const gpus = platform.workers.flatMap((w, i) => (w.kind === 'gpu' ? [i] : []));
+      assert.deepEqual(
+        gpus.map((w) => stats.tasksRun[w]),
+        [750, 750, 750, 750],
+      );
+    });
+  }
+});

@@ -75,6 +75,7 @@ export function buildProgram(): Command {
     .option('--mode <mode>', 'sim (simulated platform) or real (worker threads on this machine)', 'sim')
     .option('--check', 'real: compare the result with a sequential run (prints the relative difference)')
     .option('--throttle', "real: hold copies to emulated devices to the platform's link speed")
+    .option('--no-record', "real: do not save the run's measurements into the performance models")
     .option('--runtime <version>', "static: seed 004's runtime v1, v2, v3 or v4 (coherence presets)")
     .option(
       '--coherence <list>',

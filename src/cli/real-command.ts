@@ -84,6 +84,8 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       : undefined;
   let started = false;
   let result: AppResult;
+  // Warnings (models not saved, say) come after the run's results.
+  const warnings: string[] = [];
   try {
     const run = await load();
     result = await run({
@@ -105,6 +107,10 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       priorities: o.priorities === 'bottom-level' ? 'bottom-level' : undefined,
       trace: o.trace !== undefined,
       signal: ac.signal,
+      onWarning: (m) => {
+        if (!warnings.includes(m)) warnings.push(m);
+      },
+      ...(o.record === false ? { perfModels: 'read' as const } : {}),
       onProgress: bar
         ? (done, total) => {
             if (!started) {
@@ -124,6 +130,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
     }
     if (e instanceof TaskFailedError) {
       process.stderr.write(`locus: ${e.message}\n`);
+      for (const w of warnings) process.stderr.write(`locus: warning: ${w}\n`);
       return 1;
     }
     throw e;
@@ -147,6 +154,10 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       );
     }
     if (o.trace) process.stdout.write(`trace written to ${o.trace} (open it in https://ui.perfetto.dev)\n`);
+  }
+  for (const w of warnings) {
+    const hint = w.startsWith('performance models not saved') ? ' (--no-record skips saving)' : '';
+    process.stderr.write(`locus: warning: ${w}${hint}\n`);
   }
   if (o.check && !(result.residual! <= 1e-10 || (o.precision === 'single' && result.residual! <= 1e-4))) {
     process.stderr.write(

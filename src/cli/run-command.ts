@@ -88,6 +88,8 @@ export interface RunOptions extends SimulationFlags {
   idle?: string;
   wakeLatency?: number;
   calibrate?: boolean;
+  /** false with --no-record: a real run does not save its measurements into the models. */
+  record?: boolean;
   throttle?: boolean;
   json?: boolean;
   trace?: string;
@@ -99,6 +101,8 @@ export function runCommand(o: RunOptions): void {
   if (o.mode !== 'sim') throw new LocusError(`--mode must be sim or real (got '${o.mode}')`);
   if (o.check) throw new LocusError('--check applies to --mode real (a simulation computes no values)');
   if (o.calibrate) throw new LocusError('--calibrate applies to --mode real (a simulation measures nothing)');
+  if (o.record === false)
+    throw new LocusError('--no-record applies to --mode real (a simulation saves no measurements)');
   if (o.throttle)
     throw new LocusError("--throttle applies to --mode real (a simulation always runs at the links' speed)");
   if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {
@@ -136,6 +140,8 @@ export function runCommand(o: RunOptions): void {
     seed: o.seed,
     keepOutputs: o.keepOutputs,
     order: o.order as 'rows' | 'columns' | undefined,
+    // Refuse data larger than the host memory before generating the tasks, not after.
+    host: platform.nodes[platform.homeNode]!,
   });
   if (o.priorities === 'bottom-level') wl.graph.setBottomLevelPriorities();
   const owner = ownerComputes(o, policy.scheduler, platform, wl.graph);
@@ -153,7 +159,7 @@ export function runCommand(o: RunOptions): void {
         })
       : undefined;
   bar?.start(total, 0);
-  const { report, trace } = simulate({
+  const { report } = simulate({
     graph,
     platform,
     scheduler: policy.scheduler,
@@ -170,17 +176,11 @@ export function runCommand(o: RunOptions): void {
     noise: o.noise,
     chargeScheduling: o.chargeScheduling,
     workload: wl.summary,
-    trace: o.trace !== undefined,
+    // Streamed to the file as the run goes: a trace of millions of events fits no string.
+    traceFile: o.trace,
     onProgress: bar ? (done) => bar.update(done) : undefined,
   });
   bar?.stop();
-  if (trace && o.trace) {
-    try {
-      writeFileSync(o.trace, JSON.stringify(trace.toJSON()));
-    } catch (e) {
-      throw new LocusError(`--trace ${o.trace}: cannot write the trace: ${(e as Error).message}`);
-    }
-  }
   if (o.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {

@@ -189,10 +189,16 @@ export class TaskGraph {
   submit(codelet: number, accesses: readonly Access[], options: TaskOptions = {}): number {
     if (codelet < 0 || codelet >= this.codelets.length) throw new LocusError(`unknown codelet id ${codelet}`);
     this.checkAccesses(accesses, options.name ?? `#${this.taskCount}`);
+    const cost = this.codelets[codelet]!.flops;
+    const flops = options.flops ?? (cost && options.dims ? cost(...options.dims) : 0);
+    if (!(flops >= 0 && flops < Number.POSITIVE_INFINITY)) {
+      throw new LocusError(
+        `task ${options.name ?? `#${this.taskCount}`} (codelet '${this.codelets[codelet]!.name}') has ${String(flops)} flops: use a finite number >= 0`,
+      );
+    }
     const task = this.taskCodelet.push(codelet);
     this.taskPriority.push(options.priority ?? 0);
-    const cost = this.codelets[codelet]!.flops;
-    this.taskFlops.push(options.flops ?? (cost && options.dims ? cost(...options.dims) : 0));
+    this.taskFlops.push(flops);
     if (options.name !== undefined) this.taskNames[task] = options.name;
     this.taskAffinity.push(options.affinity ?? -1);
     this.taskPhase.push(options.phase ?? -1);

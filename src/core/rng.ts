@@ -5,12 +5,19 @@
 import { uniformInt } from 'pure-rand/distribution/uniformInt';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import type { JumpableRandomGenerator } from 'pure-rand/types/JumpableRandomGenerator';
+import { LocusError } from './types.ts';
 
 /** A seeded generator of uniform integers. */
 export class Rng {
   private readonly gen: JumpableRandomGenerator;
 
+  /** Throws a LocusError unless `seed` is an integer (the CLI takes 0 to 2^31 - 1). */
   constructor(seed: number) {
+    if (!Number.isSafeInteger(seed)) {
+      throw new LocusError(
+        `seed ${typeof seed === 'string' ? `'${seed}'` : String(seed)} is not a seed; use an integer from 0 to 2147483647`,
+      );
+    }
     this.gen = xoroshiro128plus(seed | 0);
   }
 

@@ -5,9 +5,17 @@
  * has not finished (its pipeline, in order) followed by the tasks its scheduler has planned
  * for it (Scheduler.plannedTasks), read up to a horizon of 2,000 tasks. Data with no known
  * next use go first, least recently used first.
- * Cost per victim: O(horizon x inputs + resident data).
+ *
+ * A node of one worker whose scheduler keeps a PlanIndex (dm, dmda, prio, ws, darts) reads
+ * the next uses from it: the pipeline (a few tasks) is scanned, the horizon is the planned task
+ * at rank 2,000 - pipeline (O(log n)), a datum's first planned use is O(log n) amortised, and
+ * the walk over the node's data in LRU order stops at the first one with no use within the
+ * horizon. Otherwise (several workers on the node, or a scheduler without an index) the
+ * future is rescanned: O(horizon x inputs + resident data) per victim. Both give the same
+ * victim.
  */
 import type { EvictionContext } from '../core/policy.ts';
+import type { IndexedPlanner } from '../sched/plan-index.ts';
 import { LruEviction } from './lru.ts';
 
 /** Furthest next use first. */
@@ -26,6 +34,66 @@ export class BeladyEviction extends LruEviction {
   }
 
   override victim(node: number, allow?: (handle: number) => boolean): number {
+    const workers = this.workersOf[node]!;
+    const view =
+      workers.length === 1
+        ? (this.ctx.scheduler as Partial<IndexedPlanner>).plannedIndex?.(workers[0]!)
+        : undefined;
+    return view ? this.indexedVictim(node, workers[0]!, view, allow) : this.scanVictim(node, allow);
+  }
+
+  /** The victim from the scheduler's PlanIndex, for a node of one worker. */
+  private indexedVictim(
+    node: number,
+    worker: number,
+    view: NonNullable<ReturnType<IndexedPlanner['plannedIndex']>>,
+    allow?: (handle: number) => boolean,
+  ): number {
+    const g = this.ctx.graph;
+    const { index, group } = view;
+    // Positions of the pipeline's uses (they come before every planned task).
+    const pipeUse = new Map<number, number>();
+    let pos = 0;
+    for (const t of this.ctx.pipeline(worker)) {
+      if (pos >= this.horizon) break;
+      for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
+        const h = g.accessHandle.data[a]!;
+        if (!pipeUse.has(h)) pipeUse.set(h, pos);
+      }
+      pos++;
+    }
+    // Planned tasks from rank `room` on are beyond the horizon.
+    const room = this.horizon - pos;
+    const cut = index.size(group) > room ? index.at(group, room) : -1;
+    let best = -1;
+    let bestPipe = -1; // pipeline position of the best's next use, or -1
+    let bestTask = -1; // planned task of the best's next use, when not in the pipeline
+    this.list.until(node, (h) => {
+      if (!this.ctx.isEvictable(h, node) || (allow && !allow(h))) return false;
+      const p = pipeUse.get(h);
+      if (p !== undefined) {
+        if (best < 0 || (bestTask < 0 && p > bestPipe)) {
+          best = h;
+          bestPipe = p;
+        }
+        return false;
+      }
+      const t = index.firstUse(group, h);
+      if (t < 0 || (cut >= 0 && index.compare(t, cut) >= 0)) {
+        best = h; // no known next use: nothing comes later, and the first such datum wins
+        return true;
+      }
+      if (best < 0 || bestTask < 0 || index.compare(t, bestTask) > 0) {
+        best = h;
+        bestTask = t;
+      }
+      return false;
+    });
+    return best;
+  }
+
+  /** The victim from a scan of the known future (pipelines and plannedTasks). */
+  private scanVictim(node: number, allow?: (handle: number) => boolean): number {
     const g = this.ctx.graph;
     const nextUse = new Map<number, number>();
     let pos = 0;

@@ -6,16 +6,19 @@
  * datum whose next use there is the furthest). Then the planned tasks that read the victim go
  * back to the shared pool (line 10) and the victim back to dataNotInMem (through the
  * scheduler's removal notification, line 11). Ties go to the least recently used datum.
- * Works with any scheduler exposing plannedTasks (DARTS also gives O(1) planned-use counts).
- * Cost per victim: O(resident data x (pipeline depth x inputs)), plus O(planned tasks x inputs)
- * when the scheduler does not count planned uses itself.
+ * Works with any scheduler exposing plannedTasks. Planned uses come in O(1) from DARTS's
+ * counts, or from the scheduler's PlanIndex (dm, dmda, prio, ws) for a node of one worker;
+ * otherwise the planned tasks are rescanned. Cost per victim: O(pipeline depth x inputs +
+ * resident data), plus O(planned tasks x inputs) for the rescan. Under prio the index counts
+ * every queued task, where the rescan reads the first PRIO_PLANNED_CAP.
  */
 import type { EvictionContext } from '../core/policy.ts';
 import { LocusError } from '../core/types.ts';
+import type { IndexedPlanner } from '../sched/plan-index.ts';
 import { LruEviction } from './lru.ts';
 
 /** A scheduler that counts planned uses of a datum per worker and can unplan tasks (DARTS). */
-interface PlanningScheduler {
+interface PlanningScheduler extends Partial<IndexedPlanner> {
   plannedUsesOf?(worker: number, handle: number): number;
   unplan?(handle: number, node: number): void;
 }
@@ -50,7 +53,9 @@ export class LufEviction extends LruEviction {
         pos++;
       }
     }
-    const planned = this.sched.plannedUsesOf ? undefined : this.countPlanned(workers);
+    const view =
+      !this.sched.plannedUsesOf && workers.length === 1 ? this.sched.plannedIndex?.(workers[0]!) : undefined;
+    const planned = this.sched.plannedUsesOf || view ? undefined : this.countPlanned(workers);
     let best = -1;
     let bestPlanned = Number.POSITIVE_INFINITY;
     let belady = -1;
@@ -61,6 +66,7 @@ export class LufEviction extends LruEviction {
       if (use === undefined) {
         let np = 0;
         if (planned) np = planned.get(h) ?? 0;
+        else if (view) np = view.index.usesIn(view.group, h);
         else for (const w of workers) np += this.sched.plannedUsesOf!(w, h);
         if (np < bestPlanned) {
           bestPlanned = np;

@@ -79,6 +79,11 @@ export class ReplicaList {
     return -1;
   }
 
+  /** Calls fn on the handles of node's list, least recent first, until fn returns true. */
+  until(node: number, fn: (handle: number) => boolean): void {
+    for (let s = this.head[node]!; s >= 0; s = this.next[s]!) if (fn((s - node) / this.nodes)) return;
+  }
+
   /** Calls fn on every handle of node's list, least recent first. */
   forEach(node: number, fn: (handle: number) => void): void {
     for (let s = this.head[node]!; s >= 0; s = this.next[s]!) fn((s - node) / this.nodes);

@@ -101,6 +101,9 @@ export async function calibrate(o: CalibrateOptions): Promise<{ bus: BusPair[]; 
   const log = o.log ?? (() => {});
   const store = new ModelStore(machineDir(o.dir ?? ModelStore.defaultDir(), o.platform.name));
   const minSamples = o.minSamples ?? 10;
+  // Refuse a store this Locus cannot read before measuring anything (a run only warns).
+  store.loadHistory();
+  store.loadBus(o.platform.name);
   const bus = calibrateBus(o.platform, { throttle: o.throttle });
   store.saveBus(o.platform.name, bus);
   for (const p of bus) {

@@ -156,6 +156,12 @@ export interface RuntimeOptions {
   calibrate?: boolean | undefined;
   /** Measurements that make a model calibrated (default 10). */
   minSamples?: number | undefined;
+  /**
+   * Receives one-line warnings that do not stop a run (performance models that could not be
+   * read or saved, a kernel that failed to load); default: written to stderr as
+   * "locus: warning: ...".
+   */
+  onWarning?: ((message: string) => void) | undefined;
 }
 
 /** Tasks that failed: names them; the tasks that depend on them were cancelled. */
@@ -294,6 +300,7 @@ export class Runtime {
   private fatal: Error | undefined;
   private pool: WorkerPool | undefined;
   private history: HistoryModel | undefined;
+  private models: ModelStore | undefined;
   private bus: BusPair[] | undefined;
 
   private constructor(options: RuntimeOptions, platform: Platform) {
@@ -729,9 +736,7 @@ export class Runtime {
           : await this.pool.load(this.kernels, from);
         for (const [k, message] of errors) {
           const names = this.codelets.filter((c) => c?.kernel === k).map((c) => c.spec.name);
-          process.emitWarning(
-            `codelet ${names.join(', ')}: its kernel failed to load (${message}); its tasks fail`,
-          );
+          this.warn(`codelet ${names.join(', ')}: its kernel failed to load (${message}); its tasks fail`);
         }
       }
     }
@@ -943,7 +948,13 @@ export class Runtime {
     if (!r || r.samples.length === 0) return;
     const samples = r.samples.splice(0);
     for (const sample of samples) this.history!.record(sample);
-    this.modelStore().saveSamples(samples);
+    // The run's results come first: a model that cannot be saved is a warning.
+    try {
+      this.modelStore().saveSamples(samples);
+    } catch (e) {
+      if (!(e instanceof LocusError)) throw e;
+      this.warn(`performance models not saved: ${e.message}`);
+    }
   }
 
   private scheduler(): Scheduler {
@@ -953,9 +964,16 @@ export class Runtime {
 
   /** The models' folder, opened on first use. */
   private modelStore(): ModelStore {
-    return new ModelStore(
+    this.models ??= new ModelStore(
       machineDir(this.options.perfModelDir ?? ModelStore.defaultDir(), this.platform.name),
     );
+    return this.models;
+  }
+
+  /** A warning that does not stop the run (RuntimeOptions.onWarning). */
+  private warn(message: string): void {
+    if (this.options.onWarning) this.options.onWarning(message);
+    else process.stderr.write(`locus: warning: ${message}\n`);
   }
 
   /** Whether and how this runtime uses performance models. */
@@ -967,9 +985,15 @@ export class Runtime {
   private durationModel(graph: TaskGraph): DurationModel {
     if (this.perfModels === 'off') return new PlatformModel(this.platform, graph);
     if (this.history === undefined) {
+      // A model file that cannot be read costs its codelet's (or the bus's) model, not the run.
       const store = this.modelStore();
-      this.history = store.loadHistory();
-      this.bus = store.loadBus(this.platform.name)?.pairs;
+      this.history = store.loadHistory((m) => this.warn(`${m}; its model is ignored`));
+      try {
+        this.bus = store.loadBus(this.platform.name)?.pairs;
+      } catch (e) {
+        if (!(e instanceof LocusError)) throw e;
+        this.warn(`${e.message}; the bus model is ignored`);
+      }
     }
     if (this.history.codelets().length === 0 && !this.options.calibrate && this.bus === undefined) {
       return new PlatformModel(this.platform, graph);

@@ -46,16 +46,23 @@ const VERSION = 1;
 /** How long saving waits for another process's lock, and the age at which a lock is stale. */
 const LOCK_WAIT_MS = 10_000;
 const LOCK_STALE_MS = 30_000;
+/** Age at which a lock file without a token is stale. */
+const LOCK_EMPTY_MS = 1000;
 const REMEDY = 'fix or remove it, or set LOCUS_PERFMODEL_DIR to another folder';
 
+/**
+ * One model entry, as read and as written (the same schema both ways, so the writer cannot
+ * produce a file the reader refuses): finite numbers only (zod refuses NaN and Infinity,
+ * which JSON.stringify would write as null), a positive mean duration in seconds.
+ */
 const entrySchema = z.object({
   kind: z.enum(['cpu', 'gpu']),
   footprint: z.string(),
   size: z.number().nonnegative(),
   count: z.number().int().positive(),
-  mean: z.number(),
+  mean: z.number().positive(),
   m2: z.number().nonnegative(),
-  std: z.number().optional(),
+  std: z.number().nonnegative().optional(),
 });
 
 const codeletSchema = z.object({
@@ -117,8 +124,9 @@ function sleepMs(ms: number): void {
 
 /**
  * Runs `fn` holding `<file>.lock`, created with O_EXCL ('wx') so only one process holds it;
- * retried every few milliseconds for up to 10 s. A lock older than 30 s is left by a process
- * that died and is removed. The lock holds a token, so releasing never removes another's lock.
+ * retried every few milliseconds for up to 10 s. A stale lock (see isStale) is removed. The
+ * lock holds a token, so releasing never removes another's lock; a lock whose token could not
+ * be written (a full disk) is removed at once.
  */
 function withLock<T>(file: string, folder: string, fn: () => T): T {
   const lock = `${file}.lock`;
@@ -129,6 +137,13 @@ function withLock<T>(file: string, folder: string, fn: () => T): T {
       const fd = openSync(lock, 'wx');
       try {
         writeFileSync(fd, token);
+      } catch (e) {
+        try {
+          unlinkSync(lock);
+        } catch {
+          // nothing more to do: isStale clears an empty lock later
+        }
+        throw e;
       } finally {
         closeSync(fd);
       }
@@ -155,10 +170,34 @@ function withLock<T>(file: string, folder: string, fn: () => T): T {
   }
 }
 
-/** Removes a lock file older than LOCK_STALE_MS; true if it is gone (removed or vanished). */
+/** Whether process `pid` is alive on this machine (signal 0 probes without signalling). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return codeOf(e) === 'EPERM';
+  }
+}
+
+/**
+ * Whether a lock file is stale: older than LOCK_STALE_MS; or held by a process of this
+ * machine that no longer runs (its token starts with the pid); or without a token for longer
+ * than LOCK_EMPTY_MS (a holder writes its token right after creating the file, so an empty
+ * lock was left by a process that could not, on a full disk for instance).
+ */
+function isStale(lock: string): boolean {
+  const age = Date.now() - statSync(lock).mtimeMs;
+  if (age > LOCK_STALE_MS) return true;
+  const pid = /^(\d+) [0-9a-f]+\n$/.exec(readFileSync(lock, 'utf8'));
+  if (pid === null) return age > LOCK_EMPTY_MS;
+  return Number(pid[1]) !== process.pid && !alive(Number(pid[1]));
+}
+
+/** Removes a stale lock file; true if it is gone (removed or vanished). */
 function removeIfStale(lock: string): boolean {
   try {
-    if (Date.now() - statSync(lock).mtimeMs <= LOCK_STALE_MS) return false;
+    if (!isStale(lock)) return false;
     unlinkSync(lock);
     return true;
   } catch (e) {
@@ -227,8 +266,12 @@ function readStoreFile<T>(file: string, format: string, schema: z.ZodType<T>): T
   return result.data;
 }
 
-/** The JSON text of a codelet file; "std" is written for readers and recomputed on load. */
-function codeletText(codelet: string, entries: readonly HistoryEntry[]): string {
+/**
+ * The JSON text of a codelet file; "std" is written for readers and recomputed on load. Every
+ * entry is validated as the reader will validate it; a LocusError names the first that fails
+ * (statistics that overflowed, say), and nothing is written.
+ */
+function codeletText(file: string, codelet: string, entries: readonly HistoryEntry[]): string {
   const out = entries
     .filter((e) => e.count > 0)
     .map((e) => ({
@@ -240,7 +283,17 @@ function codeletText(codelet: string, entries: readonly HistoryEntry[]): string 
       std: entryStd(e),
       m2: e.m2,
     }));
-  return `${JSON.stringify({ format: CODELET_FORMAT, version: VERSION, codelet, entries: out }, null, 2)}\n`;
+  const data = { format: CODELET_FORMAT, version: VERSION, codelet, entries: out };
+  const result = codeletSchema.safeParse(data);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const at = issue.path[0] === 'entries' ? out[issue.path[1] as number] : undefined;
+    const which = at ? ` (${at.kind}, footprint ${at.footprint})` : '';
+    throw new LocusError(
+      `perf model file ${file} not updated: the merged statistics have a bad field ${formatPath(issue.path)}${which} (${oneLine(issue.message)}, got ${String(issue.path.reduce<unknown>((o, k) => (o as Record<PropertyKey, unknown>)?.[k], data))}); the file is kept as it was`,
+    );
+  }
+  return `${JSON.stringify(data, null, 2)}\n`;
 }
 
 /** Checks a bus pair before it is saved (a programming error, so a RangeError). */
@@ -266,6 +319,9 @@ export class ModelStore {
     return env !== undefined && env !== '' ? env : join(homedir(), '.locus', 'perfmodels');
   }
 
+  /** Codelet files that a tolerant loadHistory skipped: saveSamples leaves them alone. */
+  private readonly unreadable = new Set<string>();
+
   /** @param dir the store's folder, created on first save. */
   constructor(readonly dir: string) {}
 
@@ -279,19 +335,37 @@ export class ModelStore {
     return join(this.dir, 'bus', `${sanitizeName(machine)}.json`);
   }
 
-  /** Every codelet file's entries; a missing folder is an empty model. */
-  loadHistory(): HistoryModel {
+  /**
+   * Every codelet file's entries; a missing folder is an empty model. A file this Locus cannot
+   * read throws a LocusError naming it, unless `onBadFile` is given: then that codelet's file is
+   * skipped (and never written by saveSamples of this store), and `onBadFile` gets the error's
+   * one-line message.
+   */
+  loadHistory(onBadFile?: (message: string) => void): HistoryModel {
     const model = new HistoryModel();
     const folder = join(this.dir, 'codelets');
     let names: string[];
     try {
       names = readdirSync(folder).filter((n) => n.endsWith('.json'));
     } catch (e) {
-      if (codeOf(e) === 'ENOENT') return model;
-      throw new LocusError(`cannot read perf model folder ${folder} (${oneLine(e)}): ${REMEDY}`);
+      // Missing (or a file in its place, which saving reports): no models yet.
+      if (codeOf(e) === 'ENOENT' || codeOf(e) === 'ENOTDIR') return model;
+      const error = new LocusError(`cannot read perf model folder ${folder} (${oneLine(e)}): ${REMEDY}`);
+      if (onBadFile === undefined) throw error;
+      onBadFile(error.message);
+      return model;
     }
     for (const name of names.sort()) {
-      const file = readStoreFile(join(folder, name), CODELET_FORMAT, codeletSchema);
+      const path = join(folder, name);
+      let file: z.output<typeof codeletSchema> | undefined;
+      try {
+        file = readStoreFile(path, CODELET_FORMAT, codeletSchema);
+      } catch (e) {
+        if (onBadFile === undefined || !(e instanceof LocusError)) throw e;
+        this.unreadable.add(path);
+        onBadFile(e.message);
+        continue;
+      }
       if (file !== undefined) model.merge(file.codelet, file.entries);
     }
     return model;
@@ -308,27 +382,42 @@ export class ModelStore {
 
   /**
    * Merges samples into the codelets' files (Chan et al.'s exact merge of the statistics),
-   * each file under its lock and replaced atomically. Every target file is checked first, so
-   * a file this Locus cannot read makes it throw before anything is written; such a file is
-   * never replaced.
+   * each file under its lock and replaced atomically. A codelet whose file cannot be read or
+   * whose merged statistics would not validate keeps its file as it was (such a file is never
+   * replaced); the other codelets are saved, then a LocusError names the first failure and how
+   * many codelets were not saved. Codelets whose files a tolerant loadHistory skipped are left
+   * out without an error (they were reported then).
    */
   saveSamples(samples: readonly Sample[]): void {
     if (samples.length === 0) return;
     const fresh = new HistoryModel();
     for (const s of samples) fresh.record(s);
-    const codelets = fresh.codelets();
-    for (const codelet of codelets) this.checkOwner(codelet);
+    const codelets = fresh.codelets().filter((c) => !this.unreadable.has(this.codeletFile(c)));
+    if (codelets.length === 0) return;
     const folder = this.ensureFolder('codelets');
+    const failed: string[] = [];
+    let first: unknown;
     for (const codelet of codelets) {
       const path = this.codeletFile(codelet);
-      withLock(path, folder, () => {
-        const merged = new HistoryModel();
-        const current = this.checkOwner(codelet);
-        if (current !== undefined) merged.merge(codelet, current.entries);
-        merged.merge(codelet, fresh.entries(codelet));
-        writeAtomic(path, folder, codeletText(codelet, merged.entries(codelet)));
-      });
+      try {
+        this.checkOwner(codelet);
+        withLock(path, folder, () => {
+          const merged = new HistoryModel();
+          const current = this.checkOwner(codelet);
+          if (current !== undefined) merged.merge(codelet, current.entries);
+          merged.merge(codelet, fresh.entries(codelet));
+          writeAtomic(path, folder, codeletText(path, codelet, merged.entries(codelet)));
+        });
+      } catch (e) {
+        if (!(e instanceof LocusError)) throw e;
+        failed.push(codelet);
+        first ??= e;
+      }
     }
+    if (failed.length === 0) return;
+    const others =
+      failed.length > 1 ? ` (and ${failed.length - 1} more codelets: ${failed.slice(1).join(', ')})` : '';
+    throw new LocusError(`${(first as Error).message}${others}`);
   }
 
   /** A machine's calibrated bus, or undefined when it has none. */

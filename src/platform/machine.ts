@@ -173,7 +173,13 @@ export interface CheckedOptions {
 /** Checks preset options against the machine; throws a one-line LocusError. */
 export function checkOptions(name: string, limits: Limits, opts: PresetOptions = {}): CheckedOptions {
   const count = (what: string, v: number, max: number) => {
-    if (!Number.isInteger(v) || v < 0 || v > max) {
+    if (!Number.isInteger(v) || v < 0) {
+      const shown = typeof v === 'string' ? `'${v}'` : String(v);
+      throw new LocusError(
+        `preset ${name}: ${what} = ${shown} is not a count; use an integer from 0 to ${max}`,
+      );
+    }
+    if (v > max) {
       throw new LocusError(
         `preset ${name}: ${what} = ${v}, but the machine has ${max} ${what === 'gpus' ? 'GPUs' : 'cores'} (use 0 to ${max})`,
       );

@@ -109,15 +109,48 @@ function quantity(parse: (v: unknown) => number, what = '') {
   });
 }
 
-/** A capacity: a size or "unlimited" (Infinity). */
-const capacity = quantity(
-  (v) =>
-    typeof v === 'string' && v.trim().toLowerCase() === 'unlimited' ? Number.POSITIVE_INFINITY : parseSize(v),
-  ', or unlimited',
-);
+/**
+ * Bounds on a platform file's counts and sizes: far beyond any machine Locus models, low enough
+ * that compiling, describing and simulating a platform stay fast (routes are nodes^2 tables;
+ * each worker is an engine slot and, in real runs, a thread).
+ */
+export const PLATFORM_LIMITS = {
+  /** Memory nodes. */
+  memoryNodes: 256,
+  /** Workers in all, counts included. */
+  workers: 4096,
+  /** Links (each bidirectional link counts twice), buses included. */
+  links: 65_536,
+  /** Buses. */
+  buses: 1024,
+  /** Per-codelet rates of one worker. */
+  codelets: 1024,
+  /** Largest finite memory capacity in bytes: 1 EiB. */
+  capacity: 2 ** 60,
+  /** Largest link latency in seconds. */
+  latency: 1000,
+} as const;
+
+/** A capacity: a size up to PLATFORM_LIMITS.capacity or "unlimited" (Infinity). */
+const capacity = quantity((v) => {
+  if (typeof v === 'string' && v.trim().toLowerCase() === 'unlimited') return Number.POSITIVE_INFINITY;
+  const bytes = parseSize(v);
+  if (bytes > PLATFORM_LIMITS.capacity) {
+    throw new LocusError(`${typeof v === 'string' ? `'${v}'` : v} is more than 1 EiB (the limit)`);
+  }
+  return bytes;
+}, ', or unlimited');
 const name = z.string().min(1);
 const bandwidth = quantity(parseBandwidth);
-const latency = quantity(parseDuration).optional();
+const latency = quantity((v) => {
+  const s = parseDuration(v);
+  if (s > PLATFORM_LIMITS.latency) {
+    throw new LocusError(
+      `${typeof v === 'string' ? `'${v}'` : v} is more than ${PLATFORM_LIMITS.latency} s (the limit)`,
+    );
+  }
+  return s;
+}).optional();
 const rate = quantity(parseRate);
 const power = quantity(parsePower);
 
@@ -125,7 +158,10 @@ const power = quantity(parsePower);
 export const platformFileSchema = z.strictObject({
   name: name.optional(),
   description: z.string().optional(),
-  memoryNodes: z.array(z.strictObject({ name, kind: z.enum(['host', 'gpu']), capacity })).min(1),
+  memoryNodes: z
+    .array(z.strictObject({ name, kind: z.enum(['host', 'gpu']), capacity }))
+    .min(1)
+    .max(PLATFORM_LIMITS.memoryNodes),
   workers: z
     .array(
       z.strictObject({
@@ -133,14 +169,20 @@ export const platformFileSchema = z.strictObject({
         kind: z.enum(['cpu', 'gpu']),
         memory: name,
         rate,
-        codelets: z.record(name, rate).optional(),
-        count: z.int().min(1).optional(),
+        codelets: z
+          .record(name, rate)
+          .refine((c) => Object.keys(c).length <= PLATFORM_LIMITS.codelets, {
+            message: `at most ${PLATFORM_LIMITS.codelets} codelets`,
+          })
+          .optional(),
+        count: z.int().min(1).max(PLATFORM_LIMITS.workers).optional(),
         power: z
           .strictObject({ computing: power, polling: power, blocked: power, controlThread: power.optional() })
           .optional(),
       }),
     )
-    .min(1),
+    .min(1)
+    .max(PLATFORM_LIMITS.workers),
   links: z
     .array(
       z.strictObject({
@@ -150,11 +192,12 @@ export const platformFileSchema = z.strictObject({
         bandwidth,
         latency,
         bidirectional: z.boolean().optional(),
-        via: z.array(name).optional(),
+        via: z.array(name).max(PLATFORM_LIMITS.buses).optional(),
       }),
     )
+    .max(PLATFORM_LIMITS.links)
     .default([]),
-  buses: z.array(z.strictObject({ name, bandwidth, latency })).default([]),
+  buses: z.array(z.strictObject({ name, bandwidth, latency })).max(PLATFORM_LIMITS.buses).default([]),
   hostBus: z.strictObject({ bandwidth, latency }).optional(),
   peerToPeer: z.boolean().default(true),
   staticPower: power.optional(),
@@ -182,8 +225,12 @@ function issueMessage(iss: {
   keys?: string[];
   origin?: string;
   minimum?: unknown;
+  maximum?: unknown;
 }) {
   if (iss.code === 'too_small' && iss.origin === 'array') return `needs at least ${iss.minimum} entry`;
+  if (iss.code === 'too_big' && iss.origin === 'array')
+    return `has more than ${iss.maximum} entries (the limit)`;
+  if (iss.code === 'too_big') return `${String(iss.input)} is more than ${iss.maximum} (the limit)`;
   if (iss.code === 'invalid_type' && iss.input === undefined) return `missing (expected ${iss.expected})`;
   if (iss.code === 'unrecognized_keys' && iss.keys) {
     return `unknown field${iss.keys.length > 1 ? 's' : ''} ${iss.keys.map((k) => `'${k}'`).join(', ')}`;
@@ -277,6 +324,12 @@ function compileParsed(spec: ParsedPlatformFile, source: string, defaultName: st
         `a gpu worker computes from a gpu node, not from the host node '${w.memory}'`,
       );
     }
+    if (workers.length + (w.count ?? 1) > PLATFORM_LIMITS.workers) {
+      fail(
+        `workers[${i}].count`,
+        `the platform would have more than ${PLATFORM_LIMITS.workers} workers (the limit); group fewer cores`,
+      );
+    }
     const names =
       w.count === undefined ? [w.name] : Array.from({ length: w.count }, (_, k) => `${w.name}${k}`);
     for (const workerName of names) {
@@ -301,6 +354,8 @@ function compileParsed(spec: ParsedPlatformFile, source: string, defaultName: st
     const prev = linkIndex.get(link.name);
     if (prev !== undefined) fail(path, `duplicate link name '${link.name}' (also ${prev})`);
     linkIndex.set(link.name, path);
+    if (links.length >= PLATFORM_LIMITS.links)
+      fail(path, `more than ${PLATFORM_LIMITS.links} links (the limit)`);
     links.push(link);
     return links.length - 1;
   };
@@ -329,13 +384,17 @@ function compileParsed(spec: ParsedPlatformFile, source: string, defaultName: st
     const to = lookup(`links[${i}].to`, l.to);
     if (from === to)
       fail(`links[${i}].to`, `a link joins two different nodes (from and to are both '${l.to}')`);
-    const via = (l.via ?? []).map(
-      (b, j) =>
-        busIndex.get(b) ??
-        fail(
-          `links[${i}].via[${j}]`,
-          `no bus named '${b}' (${busIndex.size ? `known: ${[...busIndex.keys()].join(', ')}` : 'no buses are defined'})`,
-        ),
+    const via = (l.via ?? []).map((b, j, all) =>
+      all.indexOf(b) < j
+        ? fail(
+            `links[${i}].via[${j}]`,
+            `bus '${b}' is listed twice (also via[${all.indexOf(b)}]); a route crosses a bus once`,
+          )
+        : (busIndex.get(b) ??
+          fail(
+            `links[${i}].via[${j}]`,
+            `no bus named '${b}' (${busIndex.size ? `known: ${[...busIndex.keys()].join(', ')}` : 'no buses are defined'})`,
+          )),
     );
     if (!spec.peerToPeer && nodes[from]!.kind === 'gpu' && nodes[to]!.kind === 'gpu') return;
     const directions: [number, number, string][] = [[from, to, l.name ?? `${l.from}->${l.to}`]];

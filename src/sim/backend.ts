@@ -16,6 +16,7 @@ import { LocusError } from '../core/types.ts';
 import type { Backend, EventSink } from '../drive/backend.ts';
 import type { SchedulingDebt } from './charging.ts';
 import { EventHeap } from './event-heap.ts';
+import { checkDuration, ProgressGuard } from './guard.ts';
 import { Network } from './network.ts';
 
 const EV_TASK_END = 0;
@@ -59,6 +60,9 @@ export class SimBackend implements Backend {
   /** Start time of each running task, by task id (grows). */
   private startOf = new Float64Array(1024);
   private readonly done: number[] = [];
+  private readonly guard = new ProgressGuard();
+  /** Tasks and copies completed (the guard's measure of progress). */
+  private completed = 0;
 
   constructor(private readonly o: SimBackendOptions) {
     const noise = o.noise ?? 0;
@@ -97,6 +101,7 @@ export class SimBackend implements Backend {
     if (this.o.debt) d += this.o.debt.take(worker);
     // ea1: the worker blocked while it had nothing to do; waking it up takes a while.
     if (this.wakeLatency > 0 && this.clock > this.lastEnd[worker]!) d += this.wakeLatency;
+    checkDuration(d, this.clock, this.o.graph, this.o.platform, task, worker);
     this.lastEnd[worker] = this.clock + d;
     if (task >= this.startOf.length) {
       const next = new Float64Array(Math.max(task + 1, this.startOf.length * 2));
@@ -131,6 +136,7 @@ export class SimBackend implements Backend {
       const tHeap = heap.peekTime();
       const tNet = net.nextCompletion();
       if (tHeap === Number.POSITIVE_INFINITY && tNet === Number.POSITIVE_INFINITY) return 0;
+      this.guard.step(tNet < tHeap ? tNet : tHeap, this.completed, this.engine, net.active);
       if (tNet < tHeap) {
         this.clock = tNet;
         const done = this.done;
@@ -141,6 +147,7 @@ export class SimBackend implements Backend {
           this.channelDone(id);
           sink.transferFinished(id);
         }
+        this.completed += done.length;
         return done.length;
       }
       this.clock = tHeap;
@@ -148,6 +155,7 @@ export class SimBackend implements Backend {
       const payload = heap.peekPayload();
       heap.pop();
       if (kind === EV_TASK_END) {
+        this.completed++;
         sink.taskEnded(payload, -1, this.startOf[payload]!, tHeap, undefined);
         return 1;
       }

@@ -3,6 +3,7 @@
  * events at the same instant pop in the order they were pushed and a run is deterministic.
  * Push and pop are O(log n) and allocate nothing in steady state.
  */
+import { LocusError } from '../core/types.ts';
 
 /** Min-heap of (time, kind, payload) events. */
 export class EventHeap {
@@ -16,6 +17,11 @@ export class EventHeap {
 
   /** Queues an event. */
   push(time: number, kind: number, payload: number): void {
+    if (!(time < Number.POSITIVE_INFINITY)) {
+      throw new LocusError(
+        `a simulated event falls at ${time} s, not a finite time: check the platform's latencies and rates`,
+      );
+    }
     if (this.size === this.time.length) this.grow();
     let i = this.size++;
     const s = this.nextSeq++;

@@ -11,6 +11,10 @@
  * prefetches).
  */
 import type { Platform } from '../core/platform.ts';
+import { LocusError } from '../core/types.ts';
+
+/** Completion slack relative to the current time: four floating-point steps (ulps) of it. */
+const TIME_STEPS = 4 * Number.EPSILON;
 
 /** Active flows and the fair rates they currently get. */
 export class Network {
@@ -102,6 +106,11 @@ export class Network {
       if (t < best) best = t;
     }
     this.next = this.lastUpdate + best;
+    if (this.count > 0 && !Number.isFinite(this.next)) {
+      throw new LocusError(
+        `a transfer's completion time is not finite (${this.next} s at ${this.lastUpdate} s of virtual time, ${this.count} in flight): check the platform's bandwidths`,
+      );
+    }
   }
 
   /**
@@ -111,12 +120,15 @@ export class Network {
   complete(now: number, done: number[]): void {
     const dt = now - this.lastUpdate;
     this.lastUpdate = now;
+    // A flow within a nanosecond of its end, or within a few floating-point steps of `now`
+    // (beyond 1e6 s of virtual time the step exceeds a nanosecond), completes now: otherwise
+    // its completion time would round back to `now` and the event loop would spin.
+    const slack = Math.max(1e-9, now * TIME_STEPS);
     let w = 0;
     for (let i = 0; i < this.count; i++) {
       const rate = this.rates[i]!;
       const left = this.remaining[i]! - rate * dt;
-      // A flow within a nanosecond of its end completes now (floating-point slack).
-      if (left <= rate * 1e-9) {
+      if (left <= rate * slack) {
         done.push(this.ids[i]!);
         if (this.urgent[i] === 0) this.lowPriority--;
         continue;

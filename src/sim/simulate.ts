@@ -61,6 +61,11 @@ export interface SimulateOptions {
   workload?: string;
   /** Record a Chrome trace (returned as `trace`). */
   trace?: boolean;
+  /**
+   * Stream the Chrome trace to this file as the run goes (implies `trace`; the returned
+   * trace is then complete on disk, not in memory). Needed for runs of millions of tasks.
+   */
+  traceFile?: string;
   /** Progress callback (finished, total). */
   onProgress?: (finished: number, total: number) => void;
 }
@@ -110,14 +115,26 @@ export function simulate(o: SimulateOptions): SimulateResult {
   });
   const stats = new RunStats(sim.engine);
   sim.engine.observe(stats);
-  const trace = o.trace ? new ChromeTrace(sim.engine) : undefined;
+  const trace =
+    o.traceFile !== undefined
+      ? new ChromeTrace(sim.engine, o.traceFile)
+      : o.trace
+        ? new ChromeTrace(sim.engine)
+        : undefined;
   if (trace) sim.engine.observe(trace);
   const idle = o.idle ?? { ea1: false, ea2: false };
   const meter = EnergyMeter.applies(sim.engine) ? new EnergyMeter(sim.engine, idle) : undefined;
   if (meter) sim.engine.observe(meter);
-  const r = sim.run();
+  let r: ReturnType<Simulator['run']>;
+  try {
+    r = sim.run();
+  } catch (e) {
+    trace?.abort();
+    throw e;
+  }
   const energy = meter?.report(Math.max(r.makespanS, r.endS));
   if (trace && meter) trace.addPowerStates(meter.changes);
+  trace?.finish();
   const report = buildReport(sim.engine, stats, {
     mode: 'simulated',
     workload: o.workload ?? `${o.graph.taskCount} tasks`,

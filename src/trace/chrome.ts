@@ -1,9 +1,11 @@
 /**
  * A Chrome trace (the Trace Event Format that Perfetto and chrome://tracing open) recorded as
  * an engine observer: one track per worker with its tasks, one set of lanes per destination
- * memory node with the transfers into it, and a memory-use counter per node.
+ * memory node with the transfers into it, and a memory-use counter per node. Kept in memory
+ * (toJSON) or, given a file, streamed to it as the run goes (finish() completes the file).
  */
 import { type Engine, type EngineObserver, TRANSFER_KIND_NAMES } from '../core/engine.ts';
+import { TraceFile } from './trace-file.ts';
 
 interface TraceEvent {
   name: string;
@@ -24,13 +26,44 @@ const POWER_PID = 4;
 /** Records a run and serialises it as Chrome trace JSON. */
 export class ChromeTrace implements EngineObserver {
   private readonly events: TraceEvent[] = [];
+  private readonly file: TraceFile | undefined;
   private readonly taskStart = new Map<number, number>();
   private readonly transferStart = new Map<number, { ts: number; lane: number }>();
   // lanes[node] = end time (us) of the last transfer in each lane into that node.
   private readonly lanes: number[][];
 
-  constructor(private readonly engine: Engine) {
+  /**
+   * Records `engine`'s run; with `file`, streams the events to that path (created or
+   * truncated now; a LocusError if it cannot be written) instead of keeping them.
+   */
+  constructor(
+    private readonly engine: Engine,
+    file?: string,
+  ) {
     this.lanes = engine.platform.nodes.map(() => []);
+    this.file = file === undefined ? undefined : new TraceFile(file);
+  }
+
+  /** The file the trace streams to, if any. */
+  get path(): string | undefined {
+    return this.file?.path;
+  }
+
+  private emit(e: TraceEvent): void {
+    if (this.file) this.file.event(e);
+    else this.events.push(e);
+  }
+
+  /** Streamed trace: writes the track names and the closing; the file then parses as JSON. */
+  finish(): void {
+    if (!this.file) return;
+    for (const m of this.metadata()) this.file.event(m);
+    this.file.close('ms');
+  }
+
+  /** Streamed trace: closes the file as it is (after a failed run). */
+  abort(): void {
+    this.file?.abort();
   }
 
   taskStarted(task: number, _worker: number, now: number): void {
@@ -41,7 +74,7 @@ export class ChromeTrace implements EngineObserver {
     const g = this.engine.graph;
     const ts = this.taskStart.get(task) ?? now * 1e6;
     this.taskStart.delete(task);
-    this.events.push({
+    this.emit({
       name: g.taskNames[task] ?? g.codelets[g.taskCodelet.data[task]!]!.name,
       cat: g.codelets[g.taskCodelet.data[task]!]!.name,
       ph: 'X',
@@ -73,7 +106,7 @@ export class ChromeTrace implements EngineObserver {
     this.lanes[dst]![start.lane] = ts;
     const h = e.trHandle.data[id]!;
     const nodes = e.platform.nodes;
-    this.events.push({
+    this.emit({
       name: `${e.graph.handleLabel(h)} ${nodes[e.trSrc.data[id]!]!.name}->${nodes[dst]!.name}`,
       cat: TRANSFER_KIND_NAMES[e.trKind.data[id]!]!,
       ph: 'X',
@@ -100,7 +133,15 @@ export class ChromeTrace implements EngineObserver {
 
   private memory(node: number, now: number): void {
     const name = this.engine.platform.nodes[node]!.name;
-    this.events.push({
+    const mib = this.engine.memoryUsed(node) / 2 ** 20;
+    if (this.file && Number.isFinite(now) && Number.isFinite(mib)) {
+      // The most frequent event, written without building an object (what JSON.stringify gives).
+      this.file.json(
+        `{"name":${JSON.stringify(`memory ${name}`)},"ph":"C","ts":${now * 1e6},"pid":${MEMORY_PID},"tid":${node},"args":{"MiB":${mib}}}`,
+      );
+      return;
+    }
+    this.emit({
       name: `memory ${name}`,
       ph: 'C',
       ts: now * 1e6,
@@ -117,7 +158,7 @@ export class ChromeTrace implements EngineObserver {
   addPowerStates(changes: readonly (readonly [number, number, number])[]): void {
     const workers = this.engine.platform.workers;
     for (const [t, w, watts] of changes) {
-      this.events.push({
+      this.emit({
         name: `power ${workers[w]!.name}`,
         ph: 'C',
         ts: t * 1e6,
@@ -128,8 +169,14 @@ export class ChromeTrace implements EngineObserver {
     }
   }
 
-  /** The trace as a JSON object ({ traceEvents, displayTimeUnit }). */
+  /** The trace as a JSON object ({ traceEvents, displayTimeUnit }); not for a streamed trace. */
   toJSON(): { traceEvents: TraceEvent[]; displayTimeUnit: string } {
+    if (this.file) throw new Error(`this trace streams to ${this.file.path}: read the file`);
+    return { traceEvents: [...this.metadata(), ...this.events], displayTimeUnit: 'ms' };
+  }
+
+  /** Process and thread names of the tracks. */
+  private metadata(): TraceEvent[] {
     const p = this.engine.platform;
     const meta: TraceEvent[] = [
       { name: 'process_name', ph: 'M', ts: 0, pid: WORKERS_PID, tid: 0, args: { name: 'workers' } },
@@ -159,6 +206,6 @@ export class ChromeTrace implements EngineObserver {
         });
       });
     });
-    return { traceEvents: [...meta, ...this.events], displayTimeUnit: 'ms' };
+    return meta;
   }
 }

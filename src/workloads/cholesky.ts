@@ -5,7 +5,14 @@
  */
 import { TaskGraph } from '../core/graph.ts';
 import { AccessMode, LocusError } from '../core/types.ts';
-import { elementBytes, finishWorkload, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import {
+  checkHostMemory,
+  elementBytes,
+  finishWorkload,
+  intParam,
+  MAX_TILE_SIZE,
+  precisionParam,
+} from './common.ts';
 import { GEMM, POTRF, SYRK, TRSM } from './kernels.ts';
 import type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
 
@@ -22,6 +29,7 @@ export function cholesky(params: WorkloadParams = {}): Workload {
     throw new LocusError(`--order must be rows or columns (got '${String(order)}')`);
   }
   const tileBytes = ts * ts * elementBytes(precision);
+  checkHostMemory(params, ((n * (n + 1)) / 2) * tileBytes);
 
   const graph = new TaskGraph();
   const potrf = graph.addCodelet(POTRF);

@@ -47,6 +47,19 @@ export function elementBytes(precision: 'single' | 'double'): number {
 /** Largest tile edge accepted by the generators (a 65536^2 double tile is already 32 GiB). */
 export const MAX_TILE_SIZE = 65536;
 
+/**
+ * Throws the engine's one-line "do not fit in host memory" error before a generator builds its
+ * tasks, when the workload's data (`bytes`, every handle) exceed `params.host`'s capacity.
+ */
+export function checkHostMemory(params: WorkloadParams, bytes: number): void {
+  const host = params.host;
+  if (host === undefined || !(bytes > host.capacity)) return;
+  const capacity = Number.isFinite(host.capacity) ? formatBytes(host.capacity) : 'unlimited';
+  throw new LocusError(
+    `the data (${formatBytes(bytes)}) do not fit in host memory ${host.name} (${capacity}): use a platform with more memory or a smaller workload`,
+  );
+}
+
 /** Formats a byte count as "14.06 MiB" or "2.10 GiB". */
 export function formatBytes(bytes: number): string {
   const MiB = 1024 * 1024;

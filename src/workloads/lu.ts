@@ -4,7 +4,14 @@
  */
 import { TaskGraph } from '../core/graph.ts';
 import { AccessMode } from '../core/types.ts';
-import { elementBytes, finishWorkload, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import {
+  checkHostMemory,
+  elementBytes,
+  finishWorkload,
+  intParam,
+  MAX_TILE_SIZE,
+  precisionParam,
+} from './common.ts';
 import { GEMM, GETRF, TRSM } from './kernels.ts';
 import type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
 
@@ -17,6 +24,7 @@ export function lu(params: WorkloadParams = {}): Workload {
   const ts = intParam('--tile-size', params.tileSize, LU_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
   const precision = precisionParam(params.precision);
   const tileBytes = ts * ts * elementBytes(precision);
+  checkHostMemory(params, n * n * tileBytes);
 
   const graph = new TaskGraph();
   const getrf = graph.addCodelet(GETRF);

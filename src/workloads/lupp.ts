@@ -10,7 +10,15 @@
  */
 import { TaskGraph } from '../core/graph.ts';
 import { AccessMode } from '../core/types.ts';
-import { CPU_GPU, elementBytes, finishWorkload, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import {
+  CPU_GPU,
+  checkHostMemory,
+  elementBytes,
+  finishWorkload,
+  intParam,
+  MAX_TILE_SIZE,
+  precisionParam,
+} from './common.ts';
 import { GEMM, GETRF } from './kernels.ts';
 import type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
 
@@ -32,6 +40,7 @@ export function lupp(params: WorkloadParams = {}): Workload {
   const ts = intParam('--tile-size', params.tileSize, LUPP_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
   const precision = precisionParam(params.precision ?? LUPP_DEFAULTS.precision);
   const tileBytes = ts * ts * elementBytes(precision);
+  checkHostMemory(params, n * n * tileBytes + n * ts * 4);
   const graph = new TaskGraph();
   const panel = graph.addCodelet(GETRF);
   const swapTrsm = graph.addCodelet(LASWP_TRSM);

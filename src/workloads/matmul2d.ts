@@ -7,7 +7,14 @@
  */
 import { TaskGraph } from '../core/graph.ts';
 import { AccessMode } from '../core/types.ts';
-import { elementBytes, finishWorkload, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import {
+  checkHostMemory,
+  elementBytes,
+  finishWorkload,
+  intParam,
+  MAX_TILE_SIZE,
+  precisionParam,
+} from './common.ts';
 import { GEMM } from './kernels.ts';
 import type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
 
@@ -27,6 +34,7 @@ export function matmul2d(params: WorkloadParams = {}): Workload {
   const gemm = graph.addCodelet(GEMM);
   const inputBytes = ts * inner * elem;
   const outputBytes = ts * ts * elem;
+  checkHostMemory(params, 2 * n * inputBytes + n * n * outputBytes);
   const a = new Int32Array(n);
   const b = new Int32Array(n);
   for (let i = 0; i < n; i++) a[i] = graph.addHandle(inputBytes, { name: `A[${i}]` });

@@ -8,7 +8,15 @@ import { uniformInt } from 'pure-rand/distribution/uniformInt';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import { TaskGraph } from '../core/graph.ts';
 import { AccessMode, LocusError } from '../core/types.ts';
-import { CPU_GPU, elementBytes, finishWorkload, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import {
+  CPU_GPU,
+  checkHostMemory,
+  elementBytes,
+  finishWorkload,
+  intParam,
+  MAX_TILE_SIZE,
+  precisionParam,
+} from './common.ts';
 import type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
 
 /** Defaults: 1000 tasks, 100 data of 960 x 960 single precision (3.52 MiB), 2 inputs a task, seed 1. */
@@ -33,6 +41,7 @@ export function random(params: WorkloadParams = {}): Workload {
     throw new LocusError(`--degree must be at most --data (got ${degree} inputs per task for ${data} data)`);
   }
   const bytes = ts * ts * elementBytes(precision);
+  checkHostMemory(params, (data + tasks) * bytes);
 
   const graph = new TaskGraph();
   const cl = graph.addCodelet({ name: 'random', kinds: CPU_GPU });

@@ -20,7 +20,15 @@
  */
 import { TaskGraph } from '../core/graph.ts';
 import { AccessMode, LocusError } from '../core/types.ts';
-import { CPU_GPU, elementBytes, finishWorkload, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import {
+  CPU_GPU,
+  checkHostMemory,
+  elementBytes,
+  finishWorkload,
+  intParam,
+  MAX_TILE_SIZE,
+  precisionParam,
+} from './common.ts';
 import type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
 
 /** Defaults of seed 001: a 256 x 256 x 4096 single-precision grid, 64 blocks along z, 10 iterations. */
@@ -60,6 +68,8 @@ export function stencil(params: WorkloadParams = {}): Workload {
   }
   const elem = elementBytes(precision);
   const planePoints = xy * xy;
+  // The grid's z planes, and two buffers for each halo plane (a top and a bottom per inner boundary).
+  checkHostMemory(params, (z + 4 * (blocks - 1)) * planePoints * elem);
 
   const graph = new TaskGraph();
   const update = graph.addCodelet({ name: 'stencil', kinds: CPU_GPU });

@@ -32,6 +32,11 @@ export interface WorkloadParams {
    * column n, the SYRK of n then the GEMMs below it).
    */
   order?: 'rows' | 'columns';
+  /**
+   * The host memory that will hold every handle: when given, a workload whose data exceed it
+   * is refused before its tasks are generated (the engine would refuse it anyway, later).
+   */
+  host?: { name: string; capacity: number };
 }
 
 /** A generated task graph and what a report needs to know about it. */

@@ -6,7 +6,10 @@
  * Ties: most unprocessed tasks using D, then highest task priority (bottom level), then the
  * run's seeded random generator. When no datum frees a task, a random unallocated task is
  * taken. All GPUs share one pool of unallocated tasks. Tasks whose inputs are all already in
- * k's memory are planned first (they need no load).
+ * k's memory are planned first (they need no load). While other GPUs are idle (nothing
+ * planned, nothing popped), a decision plans at most k's share of the pool, ceil(pool / (1 +
+ * idle GPUs)): otherwise a datum read by every task would free them all on the first GPU to
+ * ask and leave the others idle.
  *
  * Options (StarPU's documented DARTS variants): `dartsThreshold` caps the candidates examined
  * per decision; `darts3inputs` adds, after the free-task count, the number of tasks one datum
@@ -26,6 +29,7 @@
 import type { SchedContext, Scheduler } from '../../core/policy.ts';
 import { AccessMode } from '../../core/types.ts';
 import type { SchedulerOptions } from '../options.ts';
+import { PlanIndex, type PlanView } from '../plan-index.ts';
 import { IndexedSet } from './indexed-set.ts';
 
 const NOT_READY = -2;
@@ -67,6 +71,11 @@ export class DartsScheduler implements Scheduler {
   private planned: number[][] = [];
   private plannedHead!: Int32Array;
   private plannedUses!: Int32Array;
+  private plannedCount!: Int32Array;
+  // The planned lists in plannedTasks' order (key: the planning count), for eviction policies.
+  private index: PlanIndex | undefined;
+  private plannedAt = new Float64Array(0);
+  private plans = 0;
 
   // Buckets of data by free count, per k: doubly linked lists over D.
   private bucketHead!: Int32Array;
@@ -140,6 +149,10 @@ export class DartsScheduler implements Scheduler {
     this.planned = Array.from({ length: K }, () => []);
     this.plannedHead = new Int32Array(K);
     this.plannedUses = new Int32Array(K * this.H);
+    this.plannedCount = new Int32Array(K);
+    this.index = undefined;
+    this.plannedAt = new Float64Array(this.T);
+    this.plans = 0;
     this.B = maxDegree + 1;
     this.bucketHead = new Int32Array(K * this.B).fill(-1);
     this.bucketNext = new Int32Array(K * this.H).fill(-1);
@@ -194,6 +207,25 @@ export class DartsScheduler implements Scheduler {
     return k < 0 ? [] : this.planned[k]!.slice(this.plannedHead[k]!).filter((t) => this.where[t] === k);
   }
 
+  /** The index of GPU `worker`'s planned tasks (undefined for CPU workers, which plan none). */
+  plannedIndex(worker: number): PlanView | undefined {
+    const k = this.kOf[worker]!;
+    if (k < 0) return undefined;
+    if (this.index === undefined) {
+      // Built on first use (an eviction policy asks), kept up to date from then on.
+      const index = new PlanIndex(this.ctx.graph, this.K);
+      for (let j = 0; j < this.K; j++) {
+        const list = this.planned[j]!;
+        for (let i = this.plannedHead[j]!; i < list.length; i++) {
+          const t = list[i]!;
+          if (this.where[t] === j) index.add(t, j, 0, this.plannedAt[t]!);
+        }
+      }
+      this.index = index;
+    }
+    return { index: this.index, group: k };
+  }
+
   /** Planned tasks of `worker` that read `handle` (LUF's n_p(D), seed 000 Algorithm 3). */
   plannedUsesOf(worker: number, handle: number): number {
     const k = this.kOf[worker]!;
@@ -226,7 +258,7 @@ export class DartsScheduler implements Scheduler {
     if (free.size > 0) {
       const tasks = Array.from(free.values()).filter((t) => this.ctx.canRun(t, worker));
       if (tasks.length > 0) {
-        this.plan(k, tasks);
+        this.plan(k, tasks, this.share(k));
         return -1;
       }
     }
@@ -240,7 +272,7 @@ export class DartsScheduler implements Scheduler {
         }
       }
       if (tasks.length > 0) {
-        this.plan(k, tasks);
+        this.plan(k, tasks, this.share(k));
         this.setLoaded(k, d);
         return -1;
       }
@@ -344,16 +376,34 @@ export class DartsScheduler implements Scheduler {
     return best;
   }
 
-  /** Plans `tasks` on k, highest priority first, then submission order. */
-  private plan(k: number, tasks: number[]): void {
+  /**
+   * The most tasks a decision of GPU k may plan: its share of the pool, ceil(pool / (1 + g)),
+   * while g > 0 other GPUs are idle (nothing planned, nothing popped: they would find the pool
+   * emptied); else all.
+   */
+  private share(k: number): number {
+    let idle = 0;
+    for (let j = 0; j < this.K; j++) {
+      if (j !== k && this.plannedCount[j] === 0 && this.ctx.pipeline(this.gpuWorkers[j]!).length === 0)
+        idle++;
+    }
+    return idle === 0 ? Number.POSITIVE_INFINITY : Math.ceil(this.pool.size / (idle + 1));
+  }
+
+  /** Plans the first `cap` of `tasks` on k, highest priority first, then submission order. */
+  private plan(k: number, tasks: number[], cap: number): void {
     const pr = this.ctx.graph.taskPriority.data;
     if (this.hasPriorities) tasks.sort((a, b) => pr[b]! - pr[a]! || a - b);
     else tasks.sort((a, b) => a - b);
+    if (tasks.length > cap) tasks.length = Math.max(1, cap);
     const list = this.compactPlanned(k);
+    this.plannedCount[k]! += tasks.length;
     for (const t of tasks) {
       this.removeFromPool(t);
       this.where[t] = k;
       list.push(t);
+      this.plannedAt[t] = this.plans++;
+      this.index?.add(t, k, 0, this.plannedAt[t]!);
       for (let i = this.inStart[t]!; i < this.inStart[t + 1]!; i++)
         this.plannedUses[k * this.H + this.inHandle[i]!]!++;
     }
@@ -385,6 +435,8 @@ export class DartsScheduler implements Scheduler {
 
   private unmarkPlanned(k: number, t: number): void {
     this.where[t] = TAKEN;
+    this.plannedCount[k]!--;
+    this.index?.remove(t);
     for (let i = this.inStart[t]!; i < this.inStart[t + 1]!; i++)
       this.plannedUses[k * this.H + this.inHandle[i]!]!--;
   }

@@ -17,6 +17,7 @@
 import type { SchedContext, Scheduler } from '../../core/policy.ts';
 import { AccessMode, LocusError } from '../../core/types.ts';
 import { OwnerMap } from '../owner.ts';
+import type { PlanView } from '../plan-index.ts';
 import { CompletionEstimator } from './estimator.ts';
 import { QueuedInputs } from './inputs.ts';
 import { Prefetcher } from './prefetch.ts';
@@ -153,6 +154,11 @@ export class DequeModelScheduler implements Scheduler {
 
   plannedTasks(worker: number): Iterable<number> {
     return this.queues.planned(worker);
+  }
+
+  /** The queues' incremental index of `worker`'s planned tasks, when they keep one (FIFO). */
+  plannedIndex(worker: number): PlanView | undefined {
+    return this.queues.plannedIndex?.(worker);
   }
 
   /**

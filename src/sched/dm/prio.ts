@@ -8,6 +8,7 @@
  */
 import { growF64, growU8 } from '../../core/growable.ts';
 import type { SchedContext, Scheduler } from '../../core/policy.ts';
+import { PlanIndex, type PlanView } from '../plan-index.ts';
 import { TaskHeap } from './heap.ts';
 
 /** Entries plannedTasks yields at most (eviction policies read the head of the queue). */
@@ -24,6 +25,8 @@ export class PrioScheduler implements Scheduler {
   private seq = new Float64Array(0);
   private taken = new Uint8Array(0);
   private pushes = 0;
+  // Per class, the untaken tasks of its heap in the same order (for eviction policies).
+  private indexes: PlanIndex[] | undefined;
 
   init(ctx: SchedContext): void {
     this.ctx = ctx;
@@ -59,7 +62,11 @@ export class PrioScheduler implements Scheduler {
   push(task: number): void {
     this.seq[task] = this.pushes++;
     for (let c = 0; c < this.heaps.length; c++) {
-      if (this.ctx.canRun(task, this.representative[c]!)) this.heaps[c]!.push(task);
+      if (this.ctx.canRun(task, this.representative[c]!)) {
+        this.heaps[c]!.push(task);
+        if (this.indexes)
+          this.indexes[c]!.add(task, 0, -this.ctx.graph.taskPriority.data[task]!, this.seq[task]!);
+      }
     }
   }
 
@@ -69,10 +76,28 @@ export class PrioScheduler implements Scheduler {
       const t = h.pop();
       if (this.taken[t] === 0) {
         this.taken[t] = 1;
+        if (this.indexes) for (const index of this.indexes) index.remove(t);
         return t;
       }
     }
     return -1;
+  }
+
+  /**
+   * The shared queue as this worker sees it, every untaken task, in plannedTasks' order (an
+   * eviction policy reading it does not stop at PRIO_PLANNED_CAP).
+   */
+  plannedIndex(worker: number): PlanView {
+    if (this.indexes === undefined) {
+      // Built on first use (an eviction policy asks), kept up to date from then on.
+      const prio = this.ctx.graph.taskPriority.data;
+      this.indexes = this.heaps.map((h) => {
+        const index = new PlanIndex(this.ctx.graph, 1);
+        for (const t of h.ordered()) if (this.taken[t] === 0) index.add(t, 0, -prio[t]!, this.seq[t]!);
+        return index;
+      });
+    }
+    return { index: this.indexes[this.classOf[worker]!]!, group: 0 };
   }
 
   /** The shared queue as this worker sees it, in priority order, at most PRIO_PLANNED_CAP tasks. */

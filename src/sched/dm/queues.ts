@@ -3,8 +3,9 @@
  * worker's assigned tasks are handed out: FIFO here (dm, dmda), the "ready" orderings in
  * ready.ts (dmdar, dmdas). Also a double-ended ring buffer for work stealing.
  */
-import { IntQueue } from '../../core/growable.ts';
+import { growF64, IntQueue } from '../../core/growable.ts';
 import type { SchedContext } from '../../core/policy.ts';
+import { PlanIndex, type PlanView } from '../plan-index.ts';
 import type { QueuedInputs } from './inputs.ts';
 
 /** The per-worker queues of a deque-model scheduler. */
@@ -23,23 +24,56 @@ export interface WorkerQueues {
   dataChanged?(handle: number): void;
   /** Optional: per-task tables must hold `tasks` entries, per-handle ones `handles`. */
   grow?(tasks: number, handles: number): void;
+  /** Optional: an incremental index of `worker`'s queue (see PlanIndex). */
+  plannedIndex?(worker: number): PlanView | undefined;
 }
 
-/** One FIFO per worker: tasks are handed out in the order they were assigned. O(1) each way. */
+/**
+ * One FIFO per worker: tasks are handed out in the order they were assigned. O(1) each way;
+ * once an eviction policy asks for the PlanIndex (key: the assignment count), plus
+ * O(accesses x log n) to keep it.
+ */
 export class FifoQueues implements WorkerQueues {
   private queues: IntQueue[] = [];
+  private ctx!: SchedContext;
+  private index: PlanIndex | undefined;
+  private addedAt = new Float64Array(0);
+  private added = 0;
 
   init(ctx: SchedContext): void {
+    this.ctx = ctx;
     this.queues = ctx.platform.workers.map(() => new IntQueue());
+    this.index = undefined;
+    this.addedAt = new Float64Array(ctx.taskCapacity);
+    this.added = 0;
   }
 
   add(task: number, worker: number): void {
     this.queues[worker]!.push(task);
+    if (task >= this.addedAt.length)
+      this.addedAt = growF64(this.addedAt, Math.max(task + 1, 2 * this.addedAt.length));
+    this.addedAt[task] = this.added++;
+    this.index?.add(task, worker, 0, this.addedAt[task]!);
   }
 
   pop(worker: number): number {
     const q = this.queues[worker]!;
-    return q.length > 0 ? q.shift() : -1;
+    if (q.length === 0) return -1;
+    const t = q.shift();
+    this.index?.remove(t);
+    return t;
+  }
+
+  plannedIndex(worker: number): PlanView {
+    if (this.index === undefined) {
+      // Built on first use, from the queues as they are; kept up to date from then on.
+      const index = new PlanIndex(this.ctx.graph, this.queues.length);
+      this.queues.forEach((q, w) => {
+        for (let i = 0; i < q.length; i++) index.add(q.at(i), w, 0, this.addedAt[q.at(i)]!);
+      });
+      this.index = index;
+    }
+    return { index: this.index, group: worker };
   }
 
   size(worker: number): number {

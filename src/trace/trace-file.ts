@@ -1,0 +1,82 @@
+/**
+ * Writes a Chrome trace to a file as it is recorded: the opening of the JSON object first,
+ * then the events in buffered chunks, then the closing, so that a trace of millions of events
+ * never exists as one string (V8 strings stop at about 512 MiB) or as an array of objects.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { LocusError } from '../core/types.ts';
+
+/** Bytes of JSON text buffered before a write. */
+const CHUNK = 1 << 20;
+
+/** A trace file being written: `{"traceEvents":[ ... ],"displayTimeUnit":"ms"}`. */
+export class TraceFile {
+  private fd: number | undefined;
+  private pending = '';
+  private count = 0;
+
+  /** Creates (or truncates) `path` and writes the opening; throws a one-line LocusError. */
+  constructor(readonly path: string) {
+    try {
+      this.fd = openSync(path, 'w');
+    } catch (e) {
+      throw this.error(e);
+    }
+    this.write('{"traceEvents":[\n');
+  }
+
+  /** Events written so far. */
+  get events(): number {
+    return this.count;
+  }
+
+  /** Appends one trace event (a Trace Event Format object). */
+  event(e: object): void {
+    this.json(JSON.stringify(e));
+  }
+
+  /** Appends one trace event already written as JSON text (one object). */
+  json(text: string): void {
+    this.pending += this.count++ === 0 ? text : `,\n${text}`;
+    if (this.pending.length >= CHUNK) this.flush();
+  }
+
+  /** Writes the closing and closes the file; the trace then parses as JSON. */
+  close(displayTimeUnit = 'ms'): void {
+    this.pending += `\n],"displayTimeUnit":${JSON.stringify(displayTimeUnit)}}\n`;
+    this.flush();
+    this.abort();
+  }
+
+  /** Closes the file without completing it (after a failed run). */
+  abort(): void {
+    if (this.fd === undefined) return;
+    const fd = this.fd;
+    this.fd = undefined;
+    this.pending = '';
+    closeSync(fd);
+  }
+
+  private flush(): void {
+    if (this.pending === '') return;
+    const text = this.pending;
+    this.pending = '';
+    this.write(text);
+  }
+
+  private write(text: string): void {
+    if (this.fd === undefined) throw new Error(`trace file ${this.path} is closed`);
+    try {
+      writeSync(this.fd, text);
+    } catch (e) {
+      const fd = this.fd;
+      this.fd = undefined;
+      closeSync(fd);
+      throw this.error(e);
+    }
+  }
+
+  private error(e: unknown): LocusError {
+    return new LocusError(`--trace ${this.path}: cannot write the trace: ${(e as Error).message}`);
+  }
+}
