@@ -186,8 +186,9 @@ export class ThreadBackend implements Backend {
   /** Ends the threads' run loops (they stay alive, idle); resolves when all have stopped. */
   async stop(): Promise<void> {
     if (!this.running) return;
+    // A thread being replaced starts its loop once loaded: wait for it, then stop them all.
+    while (this.replacing) await this.replacing;
     this.running = false;
-    if (this.replacing) await this.replacing;
     const all = this.pool.threads.map(
       (t) =>
         new Promise<void>((resolve) => {

@@ -17,6 +17,7 @@ export class SampleRecorder implements EngineObserver {
   /** The samples of the tasks finished so far. */
   readonly samples: Sample[] = [];
   private started: Float64Array<ArrayBuffer>;
+  private lastTask = -1;
 
   constructor(
     private readonly graph: TaskGraph,
@@ -37,7 +38,14 @@ export class SampleRecorder implements EngineObserver {
     this.started[task] = now;
   }
 
+  /** A failed task's time measures nothing about its codelet: drop the sample just taken. */
+  taskFailed(task: number): void {
+    const last = this.samples.length - 1;
+    if (last >= 0 && this.lastTask === task) this.samples.length = last;
+  }
+
   taskFinished(task: number, worker: number, now: number): void {
+    this.lastTask = -1;
     if (!this.include(task)) return;
     const g = this.graph;
     this.samples.push({
@@ -47,5 +55,6 @@ export class SampleRecorder implements EngineObserver {
       size: sizeOf(g, task),
       seconds: now - this.started[task]!,
     });
+    this.lastTask = task;
   }
 }
