@@ -7,7 +7,15 @@ import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from '
 import { LocusError } from '../core/types.ts';
 import type { BufferMessage, ControlMessage, FailureMessage, KernelRef, WorkerReply } from './protocol.ts';
 
-const ENTRY = new URL('./worker-entry.mjs', import.meta.url);
+/**
+ * The module a worker thread starts from. Compiled (dist/exec/pool.js), it is the compiled
+ * worker.js itself; run from the TypeScript sources (tests, tsx), it is worker-entry.mjs,
+ * which registers tsx's loader before importing worker.ts (Node 20 cannot start a worker from
+ * a .ts file).
+ */
+const ENTRY = import.meta.url.endsWith('.ts')
+  ? new URL('./worker-entry.mjs', import.meta.url)
+  : new URL('./worker.js', import.meta.url);
 
 /** One worker thread and the main thread's ends of its channels. */
 export class WorkerThread {

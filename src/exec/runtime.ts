@@ -106,7 +106,7 @@ export interface RuntimeOptions {
   gpus?: number;
   /** Memory of every GPU / emulated device, bytes or a size string ("8MiB"). */
   gpuMemory?: number | string;
-  /** Scheduling policy name (default 'dmdar') or object. */
+  /** Scheduling policy name (default 'eager', like simulate() and `locus run`) or object. */
   scheduler?: string | Scheduler;
   /** Options of the named scheduler. */
   schedulerOptions?: SchedulerOptions;
@@ -493,7 +493,7 @@ export class Runtime {
 
   private scheduler(): Scheduler {
     const s = this.options.scheduler;
-    return typeof s === 'object' ? s : createScheduler(s ?? 'dmdar', this.options.schedulerOptions);
+    return typeof s === 'object' ? s : createScheduler(s ?? 'eager', this.options.schedulerOptions);
   }
 
   /** The models' folder, opened on first use. */
