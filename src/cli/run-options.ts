@@ -17,7 +17,7 @@ Examples:
   locus run --workload cholesky --tiles 20 --platform v100x2 --gpu-mem 500MB --sched eager
   locus run -w matmul2d -n 40 --sched darts+luf --json
   locus run -w cholesky -n 30 --sched dmdar --trace trace.json
-  locus run --mode real --workload cholesky --tiles 16 --tile-size 256 --sched dmdar --check
+  locus run --mode real -w cholesky --tiles 8 --tile-size 128 --sched dmdar --check
   locus run -w cholesky -n 8 --sched static --runtime v3 --cache-lines 4`;
 
 /** Adds the options, help groups, examples and action of `locus run` to `cmd`. */
