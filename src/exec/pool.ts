@@ -17,6 +17,14 @@ const ENTRY = import.meta.url.endsWith('.ts')
   ? new URL('./worker-entry.mjs', import.meta.url)
   : new URL('./worker.js', import.meta.url);
 
+/**
+ * The Node flags the worker threads start with: the main thread's, minus --input-type, which
+ * makes a thread started from a module file exit at once (`node --input-type=module -e ...`).
+ */
+const WORKER_EXEC_ARGV = process.execArgv.filter(
+  (a, i, all) => !a.startsWith('--input-type') && all[i - 1] !== '--input-type',
+);
+
 /** One worker thread and the main thread's ends of its channels. */
 export class WorkerThread {
   /** The thread. */
@@ -39,7 +47,11 @@ export class WorkerThread {
 
   private spawn(): { thread: Worker; port: MessagePort } {
     const channel = new MessageChannel();
-    const thread = new Worker(ENTRY, { workerData: { port: channel.port2 }, transferList: [channel.port2] });
+    const thread = new Worker(ENTRY, {
+      execArgv: WORKER_EXEC_ARGV,
+      workerData: { port: channel.port2 },
+      transferList: [channel.port2],
+    });
     thread.on('message', (m: WorkerReply) => this.replies.shift()?.(m));
     thread.on('error', () => {
       // An uncaught error ends the thread; 'exit' follows and reports it.
