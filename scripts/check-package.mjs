@@ -99,7 +99,7 @@ try {
   );
   sh(npm, ['install', '--prefer-offline', ...quiet, tarball], app);
   const installed = diskUsage(join(app, 'node_modules'));
-  console.log(`installed library (no plotting): ${MiB(installed)} of node_modules`);
+  console.log(`installed library (no plotting): ${MiB(installed)} (${installed} bytes, du) of node_modules`);
   check(installed < MAX_INSTALLED_BYTES, `node_modules under ${MiB(MAX_INSTALLED_BYTES)} without plotting`);
   for (const p of ['vega', 'vega-lite', '@resvg/resvg-js', 'tsx', 'typescript']) {
     check(!existsSync(join(app, 'node_modules', p)), `${p} is not installed with the library`);
@@ -114,6 +114,15 @@ try {
   writeFileSync(join(app, 'main.mjs'), PROGRAM("new URL('./scale.mjs', import.meta.url)"));
   process.stdout.write(sh('node', ['main.mjs'], app, env));
   check(true, 'plain JavaScript: simulated and real programs ran');
+
+  // The one-liner a user tries first: node -e with a dynamic import.
+  const oneLiner =
+    "import('locus-runtime').then((m) => { const { graph } = m.generateWorkload('cholesky', { tiles: 6 });" +
+    " console.log(m.simulate({ graph, platform: m.resolvePlatform('v100x2') }).report.tasks); })";
+  check(
+    sh('node', ['-e', oneLiner], app).trim() === '56',
+    'node -e "import(\'locus-runtime\')..." simulates a 56-task Cholesky',
+  );
 
   // 4. Strict TypeScript, compiled with tsc (no tsx), kernel typed with the package's Kernel.
   sh(
