@@ -74,7 +74,7 @@ try {
   const tarball = join(work, info.filename);
   const files = info.files.map((f) => f.path);
   console.log(
-    `tarball ${info.filename}: ${MiB(statSync(tarball).size)} packed, ${MiB(info.unpackedSize)} unpacked, ${files.length} files`,
+    `tarball ${info.filename}: ${statSync(tarball).size} bytes packed, ${info.unpackedSize} bytes unpacked, ${files.length} files`,
   );
   check(!files.some((f) => f.startsWith('test/')), 'the tarball has no tests');
   for (const f of [
