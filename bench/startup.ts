@@ -44,7 +44,9 @@ function median(xs: number[]): number {
 
 const samples = CASES.map(() => [] as number[]);
 for (const c of CASES) time(c.args); // warm-up: file cache
-for (let i = 0; i < RUNS; i++) CASES.forEach((c, k) => samples[k]!.push(time(c.args)));
+for (let i = 0; i < RUNS; i++) {
+  for (const [k, c] of CASES.entries()) samples[k]!.push(time(c.args));
+}
 
 const base = median(samples[0]!);
 console.log(`start-up, whole processes (${RUNS} runs each, interleaved; Node ${process.version})`);
