@@ -156,6 +156,37 @@ describe('start-up loads only what the command needs', () => {
   });
 });
 
+describe('plotting is optional', () => {
+  test('without vega, vega-lite and resvg, a sweep writes its tables and a plot is one line naming the install command', () => {
+    const out = mkdtempSync(join(tmpdir(), 'locus-noplot-'));
+    const args = ['sweep', '-w', 'cholesky', '--sizes', '2', '--sched', 'eager', '-o', out, '--no-progress'];
+    const r = spawnSync(
+      process.execPath,
+      ['--import', './test/helpers/hide-plotting.mjs', 'bin/locus.mjs', ...args],
+      {
+        cwd: root,
+        encoding: 'utf8',
+      },
+    );
+    assert.equal(r.status, 2);
+    assert.equal(
+      r.stderr,
+      'locus: drawing plots needs the optional packages vega, vega-lite and @resvg/resvg-js: run `npm install vega vega-lite @resvg/resvg-js`\n',
+    );
+    assert.ok(existsSync(join(out, 'runs.csv')));
+    const plain = spawnSync(
+      process.execPath,
+      ['bin/locus.mjs', ...args.slice(0, -3), '-o', join(out, 'b'), '--no-progress'],
+      {
+        cwd: root,
+        encoding: 'utf8',
+      },
+    );
+    assert.equal(plain.status, 0, plain.stderr); // with the packages (development dependencies here)
+    assert.ok(existsSync(join(out, 'b', 'gflops.svg')));
+  });
+});
+
 describe('one default scheduler', () => {
   test('Runtime, simulate() and locus run all default to eager', async () => {
     const rt = await Runtime.create({ mode: 'simulated', platform: 'v100x2' });
