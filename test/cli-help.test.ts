@@ -25,13 +25,14 @@ function locus(args: string[], cwd?: string) {
 }
 
 describe('help', () => {
-  test('`locus` alone prints the command list on stdout and exits 0', () => {
+  test('`locus` alone prints the command list on stderr and exits 2 (no command given)', () => {
     const r = locus([]);
-    assert.equal(r.code, 0, r.err);
-    assert.equal(r.err, '');
-    assert.match(r.out, /^Usage: locus \[options\] \[command\]/);
-    for (const name of Object.keys(COMMANDS)) assert.match(r.out, new RegExp(`\\n  ${name} `), name);
-    assert.doesNotMatch(r.out, /outputHelp/);
+    assert.equal(r.code, 2);
+    assert.equal(r.out, '');
+    assert.match(r.err, /^Usage: locus \[options\] \[command\]/);
+    for (const name of Object.keys(COMMANDS)) assert.match(r.err, new RegExp(`\\n  ${name} `), name);
+    assert.doesNotMatch(r.err, /outputHelp/);
+    assert.equal(locus(['help']).out, r.err); // `locus help`: the same list, on stdout, exit 0
   });
 
   test('`locus help runn`: one line naming the unknown command with a suggestion, exit 2', () => {

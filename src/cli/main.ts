@@ -123,8 +123,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const program = await buildProgram(name !== undefined && Object.hasOwn(COMMANDS, name) ? [name] : []);
     if (args.length === 0) {
-      program.outputHelp(); // `locus` alone: the overview, on stdout
-      return 0;
+      program.outputHelp({ error: true }); // `locus` alone: the overview, on stderr, as a usage error
+      return 2;
     }
     await program.parseAsync([...argv.slice(0, 2), ...args]);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
