@@ -1,7 +1,11 @@
 #!/usr/bin/env node
-// Starts the `locus` command from its TypeScript sources: registers tsx's loader, then
-// loads the CLI. Node 20 cannot load .ts files by itself.
-import { register } from 'tsx/esm/api';
+// Starts the `locus` command from its compiled JavaScript (dist/, built by `npm run build`,
+// which `npm ci` and `npm install` run through the `prepare` script).
+import { existsSync } from 'node:fs';
 
-register();
-await import('../src/cli/index.ts');
+const entry = new URL('../dist/cli/index.js', import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write('locus: dist/ is missing (a checkout that was not built): run `npm run build`\n');
+  process.exit(2);
+}
+await import(entry.href);

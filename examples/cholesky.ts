@@ -57,7 +57,7 @@ async function main(): Promise<number> {
   const original = a.slice(); // the runtime overwrites `a` with L
   // Default platform 'local': one CPU worker thread per core. A simulated runtime replays the
   // platform's rates instead (for 'local', assumed ones) and runs no kernel.
-  const rt = await Runtime.create({ mode: simulate ? 'simulated' : 'real' });
+  const rt = await Runtime.create({ mode: simulate ? 'simulated' : 'real', scheduler: 'dmdar' });
   try {
     // 64 tile handles A[i,j]; `a` is copied into them now, and the written tiles are copied
     // back by sync(), acquire/release and close(). From here on, change `a` only through

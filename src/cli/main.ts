@@ -1,171 +1,139 @@
 /**
  * The `locus` command: argument parsing (commander) and the error policy: a user error is
  * one line on stderr and exit code 2; anything else is a bug and keeps its stack trace.
+ *
+ * Start-up stays fast by loading only what the invoked command needs: every command is
+ * listed with its summary (enough for `locus --help` and for suggestions), and only the one
+ * named on the command line imports its module to get its options and action.
  */
-import { Command, CommanderError, Option } from 'commander';
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
 import { LocusError } from '../core/types.ts';
-import { EVICTION_POLICIES } from '../evict/index.ts';
-import { describePlatform } from '../platform/describe.ts';
-import { describePresets, resolvePlatform } from '../platform/presets.ts';
-import { SCHEDULERS } from '../sched/index.ts';
-import { WORKLOADS } from '../workloads/index.ts';
-import { registerCalibrateCommands } from './calibrate-command.ts';
-import { demoCommand } from './demo-command.ts';
-import { durationValue, naturalInt, positiveInt, seedValue, size } from './options.ts';
-import { realRunCommand } from './real-command.ts';
-import { type RunOptions, runCommand } from './run-command.ts';
-import { addSimulationOptions } from './sim-options.ts';
-import { noiseValue, registerSweepCommand } from './sweep-command.ts';
 
-/** Builds the command-line program. */
-export function buildProgram(): Command {
+/** A top-level command: its summary, and how to register it in full on the program. */
+interface CommandEntry {
+  /** The one-line description `locus --help` lists. */
+  readonly summary: string;
+  /**
+   * Adds the command with its options and action to `program` (imported on demand). Several
+   * commands may share one registration (`calibrate` and `platform`): it runs once.
+   */
+  readonly register: (program: Command, name: string, summary: string) => Promise<void>;
+}
+
+/** Registers `calibrate` and `platform` together (one module declares both). */
+const calibrateCommands = async (program: Command) =>
+  (await import('./calibrate-command.ts')).registerCalibrateCommands(program);
+
+/** Every top-level command, in the order `locus --help` lists them. */
+export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
+  run: {
+    summary: 'run a workload on a platform under a scheduler and report what happened',
+    register: async (program, name, summary) =>
+      (await import('./run-options.ts')).registerRunCommand(program.command(name).description(summary)),
+  },
+  sweep: {
+    summary:
+      "run a workload over sizes x policies x repetitions; write CSVs and plots (seed 000's Figures 2 and 3: --figure fig2|fig3)",
+    register: async (program) => (await import('./sweep-command.ts')).registerSweepCommand(program),
+  },
+  calibrate: {
+    summary: "measure this machine's bus and tune the kernels' performance models (real runs)",
+    register: calibrateCommands,
+  },
+  platform: { summary: 'platform files from calibrated models', register: calibrateCommands },
+  platforms: {
+    summary: 'list the preset platforms with their figures and sources, or describe one',
+    register: async (program, name, summary) =>
+      (await import('./list-commands.ts')).registerPlatformsCommand(
+        program.command(name).description(summary),
+      ),
+  },
+  workloads: {
+    summary: 'list the workload generators',
+    register: async (program, name, summary) =>
+      (await import('./list-commands.ts')).registerWorkloadsCommand(
+        program.command(name).description(summary),
+      ),
+  },
+  policies: {
+    summary: 'list the schedulers and eviction policies',
+    register: async (program, name, summary) =>
+      (await import('./list-commands.ts')).registerPoliciesCommand(
+        program.command(name).description(summary),
+      ),
+  },
+  demo: {
+    summary: "a short tour: seed 000's matrix product on two 500 MiB V100s, below and above the memory limit",
+    register: async (program, name, summary) => {
+      program
+        .command(name)
+        .description(summary)
+        .action(async () => (await import('./demo-command.ts')).demoCommand());
+    },
+  },
+};
+
+/** The package's version, read from its package.json (two levels up from src/cli and dist/cli). */
+function packageVersion(): string {
+  const json = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+  return (JSON.parse(json) as { version: string }).version;
+}
+
+/** The top-level command `args` (process.argv without node and the script) invokes, if any. */
+export function invokedCommand(args: readonly string[]): string | undefined {
+  if (args[0] === 'help') return args[1];
+  return args.find((a) => !a.startsWith('-'));
+}
+
+/**
+ * Builds the command-line program: every command by its summary, and in full the ones named
+ * in `full` ('all' for every command: tests and documentation tools).
+ */
+export async function buildProgram(full: readonly string[] | 'all' = 'all'): Promise<Command> {
   const program = new Command('locus')
     .description('A data-locality-aware task runtime for CPUs and memory-limited GPUs (simulated by default)')
-    .version('0.1.0')
+    .version(packageVersion())
     .exitOverride()
     .configureOutput({ outputError: () => {} })
     .showSuggestionAfterError(true);
-
-  const run = program
-    .command('run')
-    .description('run a workload on a platform under a scheduler and report what happened')
-    .addOption(
-      new Option('-w, --workload <name>', `task graph: ${Object.keys(WORKLOADS).join(', ')}`).default(
-        'cholesky',
-      ),
-    )
-    .option('-n, --tiles <n>', 'tiles per dimension (matmul2d: N x N tasks)', positiveInt)
-    .option('--tile-size <n>', 'tile edge in elements', positiveInt)
-    .option('--inner <n>', 'inner dimension of matmul2d blocks (stencil: grid depth)', positiveInt)
-    .option('--precision <p>', 'single or double')
-    .option('--iterations <n>', 'iterations (stencil)', positiveInt)
-    .option('--tasks <n>', 'task count (random)', positiveInt)
-    .option('--data <n>', 'data count (random)', positiveInt)
-    .option('--degree <n>', 'inputs per task (random)', positiveInt)
-    .option('--keep-outputs', "write matmul2d's C blocks back instead of discarding them")
-    .option(
-      '--order <order>',
-      "cholesky: trailing updates by rows (StarPU's order) or columns (seed 004's Table 5.2)",
-    )
-    .option(
-      '-p, --platform <name|file.json>',
-      'preset name or platform file (default v100x2; --mode real: local, this machine)',
-    )
-    .option('--gpus <n>', 'GPUs of the preset to use (local: emulated devices)', naturalInt)
-    .option('--cpus <n>', 'CPU cores that compute', naturalInt)
-    .option('--gpu-mem <size>', 'cap every GPU memory (e.g. 500MiB, 2GB)', size)
-    .option(
-      '-s, --sched <name>',
-      `scheduler, or SCHEDULER+EVICTION (darts+luf): ${Object.keys(SCHEDULERS).join(', ')}`,
-      'eager',
-    )
-    .option(
-      '-e, --eviction <name>',
-      `eviction policy (default lru): ${Object.keys(EVICTION_POLICIES).join(', ')}`,
-    )
-    .option('--seed <n>', 'seed of random draws (deterministic runs)', seedValue, 1)
-    .option(
-      '--pipeline <n>',
-      'tasks a GPU worker holds, the running one included (default 2; real: every worker, 4)',
-      positiveInt,
-    )
-    .option('--priorities <kind>', 'task priorities: none or bottom-level', 'none')
-    .option('--noise <x>', 'relative spread of task durations, in [0, 1) (default 0)', noiseValue)
-    .option('--charge-scheduling', "add the schedulers' measured decision time to the workers' time")
-    .option('--mode <mode>', 'sim (simulated platform) or real (worker threads on this machine)', 'sim')
-    .option('--check', 'real: compare the result with a sequential run (prints the relative difference)')
-    .option('--throttle', "real: hold copies to emulated devices to the platform's link speed")
-    .option('--no-record', "real: do not save the run's measurements into the performance models")
-    .option('--runtime <version>', "static: seed 004's runtime v1, v2, v3 or v4 (coherence presets)")
-    .option(
-      '--coherence <list>',
-      'static: write-through|write-back, free=none|aliens|all, cache=N (comma-separated; instead of --runtime)',
-    )
-    .option('--mapping <kind>', 'static: blocks to GPUs: 2d, 2d:PxQ, rows, cols or a .json grid (default 2d)')
-    .option('--cache-lines <n>', 'v3, v4: alien blocks each GPU caches (LRU; default unlimited)', naturalInt)
-    .option('--serial', 'run tasks one at a time in submission order')
-    .option(
-      '--idle <policy>',
-      "idle threads: poll, ea1 (block when no task), ea2 (GPU threads block while their GPU computes) or ea1+ea2 (seed 002's energy model)",
-    )
-    .option(
-      '--wake-latency <duration>',
-      'ea1: wake-up latency of a blocked thread (default 50us)',
-      durationValue,
-    )
-    .option('--stop-after <n>', 'keep only the first n tasks and skip the final write-back', positiveInt)
-    .option(
-      '--calibrate',
-      'real: send tasks where their performance models lack measurements (StarPU_CALIBRATE)',
-    )
-    .option('--json', 'print the report as one JSON object')
-    .option('--trace <file>', 'write a Chrome trace (open in Perfetto)')
-    .option('--no-progress', 'no progress bar');
-  addSimulationOptions(run).action(async (opts: RunOptions) => {
-    if (opts.mode === 'real') {
-      const code = await realRunCommand(opts);
-      if (code !== 0) process.exitCode = code;
-    } else {
-      runCommand(opts);
+  const entries = Object.entries(COMMANDS);
+  const inFull = new Set(
+    entries.filter(([name]) => full === 'all' || full.includes(name)).map(([, e]) => e.register),
+  );
+  const registered = new Set<CommandEntry['register']>();
+  for (const [name, entry] of entries) {
+    if (!inFull.has(entry.register)) program.command(name).description(entry.summary);
+    else if (!registered.has(entry.register)) {
+      registered.add(entry.register);
+      await entry.register(program, name, entry.summary);
     }
-  });
-
-  registerSweepCommand(program);
-  registerCalibrateCommands(program);
-
-  program
-    .command('platforms')
-    .description('list the preset platforms with their figures and sources, or describe one')
-    .argument('[name]', 'a preset name or platform file to describe')
-    .option('--gpus <n>', 'GPUs of the preset to use', naturalInt)
-    .option('--cpus <n>', 'CPU cores that compute', naturalInt)
-    .option('--gpu-mem <size>', 'cap every GPU memory', size)
-    .action((name: string | undefined, opts: { gpus?: number; cpus?: number; gpuMem?: number }) => {
-      if (name === undefined) process.stdout.write(`${describePresets()}\n`);
-      else process.stdout.write(`${describePlatform(resolvePlatform(name, opts))}\n`);
-    });
-
-  program
-    .command('workloads')
-    .description('list the workload generators')
-    .action(() => {
-      for (const [name, w] of Object.entries(WORKLOADS))
-        process.stdout.write(`${name.padEnd(10)} ${w.description}\n`);
-    });
-
-  program
-    .command('policies')
-    .description('list the schedulers and eviction policies')
-    .action(() => {
-      process.stdout.write('schedulers (--sched)\n');
-      for (const [name, s] of Object.entries(SCHEDULERS))
-        process.stdout.write(`  ${name.padEnd(10)} ${s.description}\n`);
-      process.stdout.write('eviction policies (--eviction)\n');
-      for (const [name, s] of Object.entries(EVICTION_POLICIES)) {
-        process.stdout.write(`  ${name.padEnd(10)} ${s.description}\n`);
-      }
-    });
-
-  program
-    .command('demo')
-    .description(
-      "a short tour: seed 000's matrix product on two 500 MiB V100s, below and above the memory limit",
-    )
-    .action(() => demoCommand());
-
+  }
   return program;
 }
 
 /** Runs the CLI with `argv` (process.argv form); returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  let args = argv.slice(2);
+  // `locus help NAME` is `locus NAME --help`; an unknown NAME is then an unknown command.
+  if (args[0] === 'help' && args.length > 1) {
+    args = Object.hasOwn(COMMANDS, args[1]!) ? [...args.slice(1), '--help'] : args.slice(1, 2);
+  }
+  const name = invokedCommand(args);
   try {
-    await program.parseAsync(argv);
+    const program = await buildProgram(name !== undefined && Object.hasOwn(COMMANDS, name) ? [name] : []);
+    if (args.length === 0) {
+      program.outputHelp({ error: true }); // `locus` alone: the overview, on stderr, as a usage error
+      return 2;
+    }
+    await program.parseAsync([...argv.slice(0, 2), ...args]);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.exitCode === 0) return 0; // --help, --version
-      process.stderr.write(`locus: ${e.message.replace(/^error: /, '')}\n`);
+      // A command that needs a subcommand got none: commander printed its help on stderr.
+      if (e.code === 'commander.help') return 2;
+      process.stderr.write(`locus: ${e.message.replace(/^error: /, '').replace(/\n/g, ' ')}\n`);
       return 2;
     }
     if (e instanceof LocusError) {

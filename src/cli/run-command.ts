@@ -74,6 +74,7 @@ export interface RunOptions extends SimulationFlags {
   seed: number;
   noise?: number;
   chargeScheduling?: boolean;
+  submitWindow?: number;
   pipeline?: number;
   priorities: string;
   mode: string;
@@ -175,6 +176,7 @@ export function runCommand(o: RunOptions): void {
     streams: o.streams,
     noise: o.noise,
     chargeScheduling: o.chargeScheduling,
+    submitWindow: o.submitWindow,
     workload: wl.summary,
     // Streamed to the file as the run goes: a trace of millions of events fits no string.
     traceFile: o.trace,

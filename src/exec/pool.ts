@@ -7,7 +7,23 @@ import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from '
 import { LocusError } from '../core/types.ts';
 import type { BufferMessage, ControlMessage, FailureMessage, KernelRef, WorkerReply } from './protocol.ts';
 
-const ENTRY = new URL('./worker-entry.mjs', import.meta.url);
+/**
+ * The module a worker thread starts from. Compiled (dist/exec/pool.js), it is the compiled
+ * worker.js itself; run from the TypeScript sources (tests, tsx), it is worker-entry.mjs,
+ * which registers tsx's loader before importing worker.ts (Node 20 cannot start a worker from
+ * a .ts file).
+ */
+const ENTRY = import.meta.url.endsWith('.ts')
+  ? new URL('./worker-entry.mjs', import.meta.url)
+  : new URL('./worker.js', import.meta.url);
+
+/**
+ * The Node flags the worker threads start with: the main thread's, minus --input-type, which
+ * makes a thread started from a module file exit at once (`node --input-type=module -e ...`).
+ */
+const WORKER_EXEC_ARGV = process.execArgv.filter(
+  (a, i, all) => !a.startsWith('--input-type') && all[i - 1] !== '--input-type',
+);
 
 /** One worker thread and the main thread's ends of its channels. */
 export class WorkerThread {
@@ -33,7 +49,11 @@ export class WorkerThread {
 
   private spawn(): { thread: Worker; port: MessagePort } {
     const channel = new MessageChannel();
-    const thread = new Worker(ENTRY, { workerData: { port: channel.port2 }, transferList: [channel.port2] });
+    const thread = new Worker(ENTRY, {
+      execArgv: WORKER_EXEC_ARGV,
+      workerData: { port: channel.port2 },
+      transferList: [channel.port2],
+    });
     thread.on('message', (m: WorkerReply) => {
       if (m.type === 'stopped') this.onStopped?.();
       else this.replies.shift()?.(m);

@@ -119,7 +119,7 @@ export interface RuntimeOptions {
   gpus?: number | undefined;
   /** Memory of every GPU / emulated device, bytes or a size string ("8MiB"). */
   gpuMemory?: number | string | undefined;
-  /** Scheduling policy name (default 'dmdar') or object. */
+  /** Scheduling policy name (default 'eager', like simulate() and `locus run`) or object. */
   scheduler?: string | Scheduler | undefined;
   /** Options of the named scheduler. */
   schedulerOptions?: SchedulerOptions | undefined;
@@ -959,7 +959,7 @@ export class Runtime {
 
   private scheduler(): Scheduler {
     const s = this.options.scheduler;
-    return typeof s === 'object' ? s : createScheduler(s ?? 'dmdar', this.options.schedulerOptions);
+    return typeof s === 'object' ? s : createScheduler(s ?? 'eager', this.options.schedulerOptions);
   }
 
   /** The models' folder, opened on first use. */

@@ -13,10 +13,9 @@
  * Both carry labelled dashed vertical lines at given working sets (where the data fit in the
  * GPUs' cumulated memory, ...). Sizes are in MiB (2^20 bytes), rates in GFlop/s.
  */
-import { Resvg } from '@resvg/resvg-js';
-import * as vega from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+import type { TopLevelSpec } from 'vega-lite';
 import { type Platform, routeOf, workerRate } from '../core/platform.ts';
+import { LocusError } from '../core/types.ts';
 import { formatBandwidth, formatBytes, formatRate } from '../platform/units.ts';
 import type { SweepResult } from './sweep.ts';
 
@@ -483,13 +482,37 @@ interface TextItem {
   fontWeight?: number | string;
 }
 
+/** The plotting stack: optional peer dependencies, imported when a plot is first drawn. */
+interface PlotStack {
+  vega: typeof import('vega');
+  compile: typeof import('vega-lite').compile;
+  Resvg: typeof import('@resvg/resvg-js').Resvg;
+}
+
+let plotStack: Promise<PlotStack> | undefined;
+
+/** Imports vega, vega-lite and resvg once; a LocusError naming the install command if absent. */
+function loadPlotStack(): Promise<PlotStack> {
+  plotStack ??= Promise.all([import('vega'), import('vega-lite'), import('@resvg/resvg-js')]).then(
+    ([vega, vl, resvg]) => ({ vega, compile: vl.compile, Resvg: resvg.Resvg }),
+    (e: NodeJS.ErrnoException) => {
+      plotStack = undefined;
+      if (e.code !== 'ERR_MODULE_NOT_FOUND') throw e;
+      throw new LocusError(
+        'drawing plots needs the optional packages vega, vega-lite and @resvg/resvg-js: run `npm install vega vega-lite @resvg/resvg-js`',
+      );
+    },
+  );
+  return plotStack;
+}
+
 let metricsInstalled = false;
 
 /**
  * Makes vega measure text with the DejaVu Sans table (a user-defined width function, which
  * vega supports for headless use). Process-wide; a no-op after the first call.
  */
-function installTextMetrics(): void {
+function installTextMetrics(vega: PlotStack['vega']): void {
   if (metricsInstalled) return;
   metricsInstalled = true;
   const tm = (vega as unknown as { textMetrics: { width: (item: TextItem, text: unknown) => number } })
@@ -504,7 +527,8 @@ function installTextMetrics(): void {
 
 /** Renders a vega-lite spec to SVG text, headless. */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
-  installTextMetrics();
+  const { vega, compile } = await loadPlotStack();
+  installTextMetrics(vega);
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
   try {
     return await view.toSVG();
@@ -514,7 +538,8 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
 }
 
 /** Rasterizes SVG text to a PNG `width` pixels wide (DejaVu Sans stands in for sans-serif). */
-export function svgToPng(svg: string, width = 1200): Buffer {
+export async function svgToPng(svg: string, width = 1200): Promise<Buffer> {
+  const { Resvg } = await loadPlotStack();
   return new Resvg(svg, {
     fitTo: { mode: 'width', value: width },
     font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans', sansSerifFamily: 'DejaVu Sans' },
@@ -526,7 +551,7 @@ export function svgToPng(svg: string, width = 1200): Buffer {
 /** Renders a spec to SVG and PNG. */
 export async function renderPlot(spec: TopLevelSpec, width = 1200): Promise<RenderedPlot> {
   const svg = await renderSvg(spec);
-  return { spec, svg, png: svgToPng(svg, width) };
+  return { spec, svg, png: await svgToPng(svg, width) };
 }
 
 /** Both plots of a sweep. */

@@ -37,6 +37,11 @@ export interface SimulateOptions {
   chargeScheduling?: boolean;
   /** Copies in flight at once per pair of nodes (default 1, see SimOptions.streams). */
   streams?: number;
+  /**
+   * Submit the graph progressively, at most this many tasks submitted and not ended (see
+   * SimOptions.submitWindow); default: the whole graph at start.
+   */
+  submitWindow?: number;
   /** Eviction policy name (see EVICTION_POLICIES) or instance; default 'lru'. */
   eviction?: string | EvictionPolicy;
   /** Seed of the run's random draws; default 1. */
@@ -109,6 +114,7 @@ export function simulate(o: SimulateOptions): SimulateResult {
     noise: o.noise,
     chargeScheduling: o.chargeScheduling,
     streams: o.streams,
+    submitWindow: o.submitWindow,
     coherence: o.coherence,
     flushAtEnd: o.flushAtEnd,
     wakeLatency: o.idle?.ea1 ? (o.wakeLatency ?? DEFAULT_WAKE_LATENCY) : 0,

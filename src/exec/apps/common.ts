@@ -8,8 +8,14 @@ import type { RunReport } from '../../trace/report.ts';
 import { GEMM, GETRF, POTRF, SYRK, TRSM } from '../../workloads/kernels.ts';
 import type { Codelet, Data, Runtime, RuntimeOptions } from '../runtime.ts';
 
-/** The kernel module the workers import. */
-export const TASKS_MODULE = new URL('../../kernels/tasks.ts', import.meta.url);
+/**
+ * The kernel module the workers import: tasks.js next to this compiled module, tasks.ts when
+ * run from the sources.
+ */
+export const TASKS_MODULE = new URL(
+  `../../kernels/tasks.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`,
+  import.meta.url,
+);
 
 /** Options of a real application run. */
 export interface AppOptions extends RuntimeOptions {

@@ -1,0 +1,119 @@
+/**
+ * The options of `locus run`, grouped in its help (workload, platform, scheduling, simulation,
+ * real execution, output) with examples; the action imports the simulated or the real run.
+ */
+import { type Command, Option } from 'commander';
+import { EVICTION_POLICIES } from '../evict/index.ts';
+import { SCHEDULERS } from '../sched/index.ts';
+import { WORKLOADS } from '../workloads/index.ts';
+import { durationValue, naturalInt, positiveInt, seedValue, size } from './options.ts';
+import type { RunOptions } from './run-command.ts';
+import { addSimulationOptions } from './sim-options.ts';
+import { noiseValue } from './sweep-command.ts';
+
+/** The examples `locus run --help` ends with. */
+const EXAMPLES = `
+Examples:
+  locus run --workload cholesky --tiles 20 --platform v100x2 --gpu-mem 500MB --sched eager
+  locus run -w matmul2d -n 40 --sched darts+luf --json
+  locus run -w cholesky -n 30 --sched dmdar --trace trace.json
+  locus run --mode real -w cholesky --tiles 8 --tile-size 128 --sched dmdar --check
+  locus run -w cholesky -n 8 --sched static --runtime v3 --cache-lines 4`;
+
+/** Adds the options, help groups, examples and action of `locus run` to `cmd`. */
+export function registerRunCommand(cmd: Command): void {
+  cmd
+    .optionsGroup('Workload:')
+    .addOption(
+      new Option('-w, --workload <name>', `task graph: ${Object.keys(WORKLOADS).join(', ')}`).default(
+        'cholesky',
+      ),
+    )
+    .option('-n, --tiles <n>', 'tiles per dimension (matmul2d: N x N tasks)', positiveInt)
+    .option('--tile-size <n>', 'tile edge in elements', positiveInt)
+    .option('--inner <n>', 'inner dimension of matmul2d blocks (stencil: grid depth)', positiveInt)
+    .option('--precision <p>', 'single or double')
+    .option('--iterations <n>', 'iterations (stencil)', positiveInt)
+    .option('--tasks <n>', 'task count (random)', positiveInt)
+    .option('--data <n>', 'data count (random)', positiveInt)
+    .option('--degree <n>', 'inputs per task (random)', positiveInt)
+    .option('--keep-outputs', "write matmul2d's C blocks back instead of discarding them")
+    .option(
+      '--order <order>',
+      "cholesky: trailing updates by rows (StarPU's order) or columns (seed 004's Table 5.2)",
+    )
+    .option('--stop-after <n>', 'keep only the first n tasks and skip the final write-back', positiveInt)
+    .optionsGroup('Platform:')
+    .option(
+      '-p, --platform <name|file.json>',
+      'preset name or platform file (default v100x2; --mode real: local, this machine)',
+    )
+    .option('--gpus <n>', 'GPUs of the preset to use (local: emulated devices)', naturalInt)
+    .option('--cpus <n>', 'CPU cores that compute', naturalInt)
+    .option('--gpu-mem <size>', 'cap every GPU memory (e.g. 500MiB, 2GB)', size)
+    .optionsGroup('Scheduling:')
+    .option(
+      '-s, --sched <name>',
+      `scheduler, or SCHEDULER+EVICTION (darts+luf): ${Object.keys(SCHEDULERS).join(', ')}`,
+      'eager',
+    )
+    .option(
+      '-e, --eviction <name>',
+      `eviction policy (default lru): ${Object.keys(EVICTION_POLICIES).join(', ')}`,
+    )
+    .option(
+      '--pipeline <n>',
+      'tasks a GPU worker holds, the running one included (default 2; real: every worker, 4)',
+      positiveInt,
+    )
+    .option('--priorities <kind>', 'task priorities: none or bottom-level', 'none')
+    .option('--runtime <version>', "static: seed 004's runtime v1, v2, v3 or v4 (coherence presets)")
+    .option(
+      '--coherence <list>',
+      'static: write-through|write-back, free=none|aliens|all, cache=N (comma-separated; instead of --runtime)',
+    )
+    .option('--mapping <kind>', 'static: blocks to GPUs: 2d, 2d:PxQ, rows, cols or a .json grid (default 2d)')
+    .option('--cache-lines <n>', 'v3, v4: alien blocks each GPU caches (LRU; default unlimited)', naturalInt)
+    .option('--serial', 'run tasks one at a time in submission order')
+    .optionsGroup('Simulation:')
+    .option('--seed <n>', 'seed of random draws (deterministic runs)', seedValue, 1)
+    .option('--noise <x>', 'relative spread of task durations, in [0, 1) (default 0)', noiseValue)
+    .option('--charge-scheduling', "add the schedulers' measured decision time to the workers' time")
+    .option(
+      '--submit-window <n>',
+      'submit tasks progressively: at most n submitted and not ended (StarPU_LIMIT_MAX_SUBMITTED_TASKS)',
+      positiveInt,
+    )
+    .option(
+      '--idle <policy>',
+      "idle threads: poll, ea1 (block when no task), ea2 (GPU threads block while their GPU computes) or ea1+ea2 (seed 002's energy model)",
+    )
+    .option(
+      '--wake-latency <duration>',
+      'ea1: wake-up latency of a blocked thread (default 50us)',
+      durationValue,
+    );
+  addSimulationOptions(cmd)
+    .optionsGroup('Real execution:')
+    .option('--mode <mode>', 'sim (simulated platform) or real (worker threads on this machine)', 'sim')
+    .option('--check', 'real: compare the result with a sequential run (prints the relative difference)')
+    .option('--throttle', "real: hold copies to emulated devices to the platform's link speed")
+    .option('--no-record', "real: do not save the run's measurements into the performance models")
+    .option(
+      '--calibrate',
+      'real: send tasks where their performance models lack measurements (StarPU_CALIBRATE)',
+    )
+    .optionsGroup('Output:')
+    .option('--json', 'print the report as one JSON object')
+    .option('--trace <file>', 'write a Chrome trace (open in Perfetto)')
+    .option('--no-progress', 'no progress bar')
+    .addHelpText('after', EXAMPLES)
+    .action(async (opts: RunOptions) => {
+      if (opts.mode === 'real') {
+        const code = await (await import('./real-command.ts')).realRunCommand(opts);
+        if (code !== 0) process.exitCode = code;
+      } else {
+        (await import('./run-command.ts')).runCommand(opts);
+      }
+    });
+}
