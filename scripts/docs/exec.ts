@@ -63,6 +63,15 @@ export class CommandCache {
 
   constructor(private readonly cwd: string) {}
 
+  /** Runs `commands` ahead, `concurrency` at a time (their outputs are then cached). */
+  async warm(commands: readonly string[], concurrency: number): Promise<void> {
+    const queue = [...new Set(commands)];
+    const worker = async () => {
+      for (let c = queue.shift(); c !== undefined; c = queue.shift()) await this.get(c);
+    };
+    await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  }
+
   /** The output of `command`, run now or earlier in this regeneration (`fresh`: run it again). */
   get(command: string, fresh = false): Promise<CommandOutput> {
     if (fresh) return runCommand(command, this.cwd);

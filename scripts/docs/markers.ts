@@ -117,7 +117,7 @@ function parseTable(file: string, start: number, body: string[]): TableSpec {
       const b: Record<string, string> = {};
       for (const kv of row[1]!.trim().split(/\s+/)) {
         const eq = kv.indexOf('=');
-        if (eq <= 0) throw new MarkerError(file, start + 1 + k, `'${kv}' is not NAME=VALUE`);
+        if (eq <= 0) throw new MarkerError(file, start + k, `'${kv}' is not NAME=VALUE`);
         b[kv.slice(0, eq)] = kv.slice(eq + 1);
       }
       rows.push(b);
@@ -126,7 +126,7 @@ function parseTable(file: string, start: number, body: string[]): TableSpec {
     else
       throw new MarkerError(
         file,
-        start + 1 + k,
+        start + k,
         `cannot read '${line}' (run:, each NAME:, row:, expand:, | header | expression)`,
       );
   });

@@ -22,6 +22,8 @@ export interface RenderOptions {
   bench: boolean;
   /** Keep only blocks whose section or file matches one of these (case-insensitive); all if empty. */
   only: string[];
+  /** Leave out the `big` blocks (the CI test only checks that their commands parse). */
+  skipBig?: boolean;
   /** A scratch folder for commands' files (`$TMP`). */
   tmp: string;
   /** Commands named on the page by `<!-- define NAME: COMMAND -->`, used as `@NAME` (set per page). */
@@ -54,9 +56,54 @@ function commandOf(command: string, o: RenderOptions, vars: Record<string, strin
   return substitute(expanded, { TMP: o.tmp, ...vars });
 }
 
+/**
+ * The commands a page's selected blocks run, as they run (defines and variables expanded),
+ * with whether they can run ahead of their block (not `fresh`, no `source` file), and the
+ * block's expected exit code.
+ */
+export function pageCommands(
+  file: string,
+  text: string,
+  options: RenderOptions,
+): { command: string; ahead: boolean; exit: number; block: Block }[] {
+  const lines = text.split('\n');
+  const o: RenderOptions = { ...options, defines: parseDefines(lines) };
+  const out: { command: string; ahead: boolean; exit: number; block: Block }[] = [];
+  for (const block of parseMarkers(file, text)) {
+    if (!selected(file, block, o)) continue;
+    // Not ahead: commands run again (`fresh`), need a file the block writes (`source`), or share
+    // files the block cleans up (a trace one command writes and the next reads).
+    const ahead =
+      block.attrs.fresh === undefined &&
+      block.attrs.source === undefined &&
+      block.attrs.cleanup === undefined;
+    if (block.kind === 'run') {
+      for (const line of block.commands) {
+        const { command, attrs } = commandAttrs(line, block.attrs);
+        out.push({ command: commandOf(command, o), ahead, exit: Number(attrs.exit ?? 0), block });
+      }
+    } else {
+      for (const b of block.table!.bindings)
+        for (const r of block.table!.runs)
+          out.push({
+            command: commandOf(r.command, o, b),
+            ahead,
+            exit: Number(block.attrs.exit ?? 0),
+            block,
+          });
+    }
+  }
+  return out;
+}
+
 /** Whether `block` of `file` is regenerated under these options. */
-export function selected(file: string, block: Block, o: Pick<RenderOptions, 'bench' | 'only'>): boolean {
+export function selected(
+  file: string,
+  block: Block,
+  o: Pick<RenderOptions, 'bench' | 'only' | 'skipBig'>,
+): boolean {
   if (block.attrs.bench !== undefined && !o.bench) return false;
+  if (block.attrs.big !== undefined && o.skipBig) return false;
   if (o.only.length === 0) return true;
   const hay = `${file}\n${block.section}`.toLowerCase();
   return o.only.some((s) => hay.includes(s.toLowerCase()));
