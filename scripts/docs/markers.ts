@@ -30,6 +30,8 @@
  * `locus` at the start of a command means `node bin/locus.mjs`.
  */
 
+import { shellWords } from './shell-words.ts';
+
 /** A marker's attributes (`exit=2`, `big`, ...). */
 export type Attrs = Record<string, string>;
 
@@ -112,10 +114,10 @@ function parseTable(file: string, start: number, body: string[]): TableSpec {
     const exp = /^expand:\s*(.+)$/.exec(line);
     const col = /^\|(.+?)\|\s*(.+)$/.exec(line);
     if (run) runs.push({ name: run[1] ?? 'r', command: run[2]! });
-    else if (eachLine) each.push([eachLine[1]!, eachLine[2]!.trim().split(/\s+/)]);
+    else if (eachLine) each.push([eachLine[1]!, shellWords(eachLine[2]!)]);
     else if (row) {
       const b: Record<string, string> = {};
-      for (const kv of row[1]!.trim().split(/\s+/)) {
+      for (const kv of shellWords(row[1]!)) {
         const eq = kv.indexOf('=');
         if (eq <= 0) throw new MarkerError(file, start + k, `'${kv}' is not NAME=VALUE`);
         b[kv.slice(0, eq)] = kv.slice(eq + 1);

@@ -5,38 +5,9 @@
  */
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/main.ts';
+import { shellWords } from './shell-words.ts';
 
-/** Splits a shell command line into words (single and double quotes, backslash escapes). */
-export function shellWords(line: string): string[] {
-  const words: string[] = [];
-  let w = '';
-  let inWord = false;
-  let quote: '"' | "'" | undefined;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quote) {
-      if (c === quote) quote = undefined;
-      else if (c === '\\' && quote === '"' && i + 1 < line.length) w += line[++i];
-      else w += c;
-    } else if (c === '"' || c === "'") {
-      quote = c;
-      inWord = true;
-    } else if (c === '\\' && i + 1 < line.length) {
-      w += line[++i];
-      inWord = true;
-    } else if (/\s/.test(c)) {
-      if (inWord) words.push(w);
-      w = '';
-      inWord = false;
-    } else {
-      w += c;
-      inWord = true;
-    }
-  }
-  if (quote) throw new Error(`unterminated ${quote} in: ${line}`);
-  if (inWord) words.push(w);
-  return words;
-}
+export { shellWords };
 
 /** Shell operators that end a simple command. */
 const OPERATORS = new Set(['&&', '||', '|', ';', '>', '>>', '2>', '<', '&']);
