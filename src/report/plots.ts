@@ -11,7 +11,9 @@
  *     values span more than 100x.
  *
  * Both carry labelled dashed vertical lines at given working sets (where the data fit in the
- * GPUs' cumulated memory, ...). Sizes are in MiB (2^20 bytes), rates in GFlop/s.
+ * GPUs' cumulated memory, ...). Sizes are in MiB (2^20 bytes), rates in GFlop/s. Each policy
+ * has a fixed colour, marker and dash (policyStyle), the same in every plot, so that lines
+ * differ in grayscale too.
  */
 import { Resvg } from '@resvg/resvg-js';
 import * as vega from 'vega';
