@@ -124,7 +124,7 @@ describe('docs:results', () => {
     const text = first.text;
     // The run block: the command, then its output with the wall-clock line masked.
     const block =
-      /<!-- run: locus run --workload matmul2d --tiles 4 -->\n```\n([^]*?)```\n<!-- made: abc1234 -->/.exec(
+      /<!-- run: locus run --workload matmul2d --tiles 4 -->\n```\n([\s\S]*?)```\n<!-- made: abc1234 -->/.exec(
         text,
       );
     assert.ok(block, text);
