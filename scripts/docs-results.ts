@@ -14,7 +14,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CommandCache } from './docs/exec.ts';
@@ -36,10 +36,14 @@ export function commitStamp(root = ROOT): string {
   }
 }
 
-/** This machine, for machine-dependent blocks: cores, CPU model, Node version. */
+/**
+ * This machine, for machine-dependent blocks: cores, CPU model, Node version, and the load
+ * average when the regeneration started (other processes share the cores).
+ */
 export function machineStamp(): string {
   const c = cpus();
-  return `${c.length} cores (${c[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}`;
+  const load = loadavg()[0]!.toFixed(1);
+  return `${c.length} cores (${c[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, load average ${load} at the start`;
 }
 
 /** README.md and the .md files under docs/, sorted. */

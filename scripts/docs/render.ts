@@ -93,6 +93,27 @@ export function pageCommands(
           });
     }
   }
+  // Inline values: each command of `<!-- val: A ;; B :: expr -->`, as a one-line run block.
+  let section = '';
+  lines.forEach((line, i) => {
+    const h = /^#{1,4}\s+(.+)$/.exec(line);
+    if (h) section = h[1]!.trim();
+    for (const m of line.matchAll(VALUE)) {
+      const attrs = parseAttrs(m[1]);
+      const block = {
+        kind: 'run',
+        attrs,
+        commands: m[2]!.split(' ;; ').map((c) => c.trim()),
+        markerStart: i,
+        markerEnd: i,
+        blockStart: i,
+        blockEnd: i,
+        section,
+      } satisfies Block;
+      if (!selected(file, block, o)) continue;
+      for (const c of block.commands) out.push({ command: commandOf(c, o), ahead: true, exit: 0, block });
+    }
+  });
   return out;
 }
 
