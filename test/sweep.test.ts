@@ -1,11 +1,11 @@
 /** Sweeps: policy specs, the run grid and its aggregate, CSV, plots, figures and `locus sweep`. */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { noiseValue, sizeList } from '../src/cli/sweep-command.ts';
+import { noiseValue, resumeCommand, sizeList } from '../src/cli/sweep-command.ts';
 import { LocusError } from '../src/core/types.ts';
 import { resolvePlatform } from '../src/platform/presets.ts';
 import { parseCsv, toCsv } from '../src/report/csv.ts';
@@ -17,12 +17,21 @@ import {
   peakRate,
   plotModel,
   plotSweep,
+  policyStyle,
   renderSvg,
   textWidth,
   transfersSpec,
 } from '../src/report/plots.ts';
 import { parsePolicySpec, parsePolicySpecs } from '../src/report/policy-spec.ts';
-import { runSweep, type SweepRow, type SweepSpec } from '../src/report/sweep.ts';
+import {
+  RUN_COLUMNS,
+  runSweep,
+  runSweepAsync,
+  SweepInterrupted,
+  type SweepRow,
+  type SweepSpec,
+} from '../src/report/sweep.ts';
+import { RunsCsvWriter, readRunsCsv } from '../src/report/sweep-files.ts';
 
 const MiB = 2 ** 20;
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -30,10 +39,16 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 /** The tiny grid: matmul2d N = 4, 8 under eager and random, 2 repetitions. */
 const TINY: SweepSpec = { workload: 'matmul2d', sizes: [4, 8], policies: ['eager', 'random'], reps: 2 };
 
-/** A row without its wall-clock time (the only non-deterministic field). */
-function virtual(r: SweepRow): Omit<SweepRow, 'wallS'> {
-  const { wallS: _, ...rest } = r;
+/** A row without its wall-clock times (the only non-deterministic fields). */
+function virtual(r: SweepRow): Omit<SweepRow, 'wallS' | 'schedulingS'> {
+  const { wallS: _, schedulingS: __, ...rest } = r;
   return rest;
+}
+
+/** runs.csv text without its wall-clock columns. */
+function virtualCsv(text: string): string[][] {
+  const drop = new Set([RUN_COLUMNS.indexOf('wallS'), RUN_COLUMNS.indexOf('schedulingS')]);
+  return parseCsv(text).map((row) => row.filter((_, i) => !drop.has(i)));
 }
 
 function oneLine(fn: () => unknown, re: RegExp): void {
@@ -364,8 +379,10 @@ describe('locus sweep', () => {
     }
     const runs = parseCsv(readFileSync(join(dir, 'runs.csv'), 'utf8'));
     assert.equal(runs.length, 1 + 4);
-    assert.deepEqual(runs[0]!.slice(0, 7), [
+    assert.deepEqual(runs[0]!.slice(0, 9), [
       'workload',
+      'platform',
+      'gpuMemBytes',
       'tiles',
       'workingSetBytes',
       'policy',
@@ -430,4 +447,205 @@ describe('locus sweep', () => {
       assert.doesNotMatch(r.err, /at .*\.ts:\d+/, 'no stack trace');
     });
   }
+});
+
+describe('repetitions, spread and run columns', () => {
+  test('summary: mean, sample standard deviation, min and max over the repetitions', () => {
+    const r = runSweep({ ...TINY, sizes: [8], policies: ['random'], reps: 4, noise: 0.2 });
+    assert.equal(r.rows.length, 4);
+    const s = r.summary[0]!;
+    const g = r.rows.map((x) => x.gflops);
+    const mean = g.reduce((a, b) => a + b, 0) / g.length;
+    const sd = Math.sqrt(g.reduce((a, b) => a + (b - mean) ** 2, 0) / (g.length - 1));
+    assert.ok(new Set(g).size > 1, 'noise and seeds make the runs differ');
+    assert.ok(Math.abs(s.gflopsMean - mean) < 1e-9 * mean);
+    assert.ok(Math.abs(s.gflopsSd - sd) < 1e-9 * sd);
+    assert.ok(s.gflopsSd > 0);
+    assert.equal(s.gflopsMin, Math.min(...g));
+    assert.equal(s.gflopsMax, Math.max(...g));
+    const one = runSweep({ ...TINY, sizes: [4], policies: ['eager'], reps: 1 }).summary[0]!;
+    assert.equal(one.gflopsSd, 0, 'one run: sd 0');
+  });
+
+  test('runs carry the platform, GPU memory, seed, energy and write-back bytes', () => {
+    const r = runSweep({
+      workload: 'cholesky',
+      sizes: [6],
+      policies: ['eager'],
+      gpuMem: 64 * MiB,
+      params: { tileSize: 960 },
+    });
+    const row = r.rows[0]!;
+    assert.equal(row.platform, 'v100x2');
+    assert.equal(row.gpuMemBytes, 64 * MiB);
+    assert.equal(row.seed, 1);
+    assert.ok(row.energyJ !== null && row.energyJ > 0, 'v100x2 has power figures');
+    // Cholesky tiles are all 960 x 960 single: every write-back moves one tile.
+    assert.ok(row.writebacks > 0);
+    assert.equal(row.writebackBytes, row.writebacks * 960 * 960 * 4);
+    const noPower = runSweep({ ...TINY, sizes: [4], policies: ['eager'], reps: 1, platform: 'cpu+gpu' });
+    assert.equal(noPower.rows[0]!.platform, 'cpu+gpu');
+  });
+
+  test('every policy keeps its style whatever it is plotted with; styles differ without colour', () => {
+    const m1 = plotModel(runSweep({ ...TINY, sizes: [4], reps: 1, policies: ['eager', 'darts+luf'] }), {
+      title: 't',
+    });
+    const m2 = plotModel(runSweep({ ...TINY, sizes: [4], reps: 1, policies: ['darts+luf', 'random'] }), {
+      title: 't',
+    });
+    const rangeOf = (spec: unknown, channel: string, policy: string): unknown => {
+      const layers = (
+        spec as { layer: { encoding?: Record<string, { scale?: { domain: string[]; range: unknown[] } }> }[] }
+      ).layer;
+      for (const l of layers) {
+        const enc = l.encoding?.[channel];
+        if (enc?.scale) return enc.scale.range[enc.scale.domain.indexOf(policy)];
+      }
+      return undefined;
+    };
+    for (const ch of ['color', 'shape', 'strokeDash']) {
+      assert.notEqual(rangeOf(gflopsSpec(m1), ch, 'darts+luf'), undefined, ch);
+      assert.deepEqual(
+        rangeOf(gflopsSpec(m1), ch, 'darts+luf'),
+        rangeOf(transfersSpec(m2), ch, 'darts+luf'),
+        ch,
+      );
+    }
+    const known = ['eager', 'dmdar', 'darts', 'darts+luf', 'dmda', 'dmdas'];
+    const grey = known.map((p) => `${policyStyle(p).shape}/${policyStyle(p).dash.join(',')}`);
+    assert.equal(new Set(grey).size, known.length, 'marker and dash tell the figure policies apart');
+    assert.deepEqual(policyStyle('my-policy'), policyStyle('my-policy'));
+  });
+});
+
+describe('interrupted sweeps', () => {
+  const SPEC: SweepSpec = { workload: 'matmul2d', sizes: [4, 6, 8], policies: ['eager', 'random'], reps: 2 };
+
+  test('an aborted sweep keeps the rows written as runs ended; resuming gives the uninterrupted CSV', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'locus-resume-'));
+    const file = join(dir, 'runs.csv');
+    const writer = new RunsCsvWriter(file);
+    const abort = new AbortController();
+    let n = 0;
+    await assert.rejects(
+      runSweepAsync(SPEC, {
+        signal: abort.signal,
+        onRow: (row) => {
+          writer.append(row);
+          if (++n === 5) abort.abort();
+        },
+      }),
+      (e: unknown) => {
+        assert.ok(e instanceof SweepInterrupted);
+        assert.equal(e.rows.length, 5);
+        assert.equal(e.total, 12);
+        return true;
+      },
+    );
+    writer.close();
+    const kept = readRunsCsv(file);
+    assert.equal(kept.length, 5);
+    assert.deepEqual(
+      kept.map((r) => `${r.tiles}/${r.policy}/${r.seed}`),
+      ['4/eager/1', '4/eager/2', '4/random/1', '4/random/2', '6/eager/1'],
+    );
+    const ran: string[] = [];
+    const resumed = await runSweepAsync(SPEC, {
+      done: kept,
+      onProgress: (p) => {
+        if (p.next) ran.push(`${p.next.tiles}/${p.next.policy}/${p.next.seed}`);
+      },
+    });
+    assert.equal(ran.length, 7, 'only the missing runs ran');
+    assert.ok(!ran.includes('4/eager/1'));
+    const whole = runSweep(SPEC);
+    assert.deepEqual(resumed.rows.map(virtual), whole.rows.map(virtual));
+    assert.deepEqual(resumed.summary.length, whole.summary.length);
+  });
+
+  test('rows of another sweep are refused in one line', () => {
+    const rows = runSweep({ ...SPEC, sizes: [4] }).rows;
+    oneLine(() => runSweep({ ...SPEC, gpuMem: 100 * MiB }, { done: rows }), /not part of this sweep/);
+    oneLine(
+      () => runSweep({ ...SPEC, sizes: [6] }, { done: rows }),
+      /N=4 eager seed 1 .* not part of this sweep/,
+    );
+  });
+
+  test('runs.csv read back: types, null energy, a cut last line is dropped, bad files refused', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'locus-csv-'));
+    const file = join(dir, 'runs.csv');
+    const rows = runSweep({ ...SPEC, sizes: [4], reps: 1 }).rows.map((r) => ({ ...r, energyJ: null }));
+    const w = new RunsCsvWriter(file, rows.slice(0, 1));
+    w.append(rows[1]!);
+    w.close();
+    assert.deepEqual(readRunsCsv(file), rows);
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.slice(0, text.length - 30));
+    assert.deepEqual(readRunsCsv(file), rows.slice(0, 1));
+    assert.deepEqual(readRunsCsv(join(dir, 'none.csv')), []);
+    writeFileSync(file, 'a,b\n1,2\n');
+    oneLine(() => readRunsCsv(file), /columns differ/);
+    writeFileSync(
+      file,
+      `${text.split('\n')[0]}\n${text.split('\n')[1]!.replace(/^matmul2d,v100x2,\d+/, 'matmul2d,v100x2,x')}\n`,
+    );
+    oneLine(() => readRunsCsv(file), /line 2: column gpuMemBytes holds 'x'/);
+  });
+
+  test('resumeCommand repeats the arguments with --resume, quoted for a shell', () => {
+    assert.equal(
+      resumeCommand(['node', 'locus', 'sweep', '--figure', 'fig2', '--out', 'my dir']),
+      "locus sweep --figure fig2 --out 'my dir' --resume",
+    );
+    assert.equal(resumeCommand(['node', 'locus', 'sweep', '--resume']), 'locus sweep --resume');
+  });
+
+  test('locus sweep: Ctrl-C keeps the finished runs and says how to resume; --resume completes it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'locus-sigint-'));
+    const args = ['sweep', '-w', 'matmul2d', '--sizes', '10:40:2', '--sched', 'eager,random', '--no-plots'];
+    const out = join(dir, 'a');
+    const child = spawn(process.execPath, ['bin/locus.mjs', ...args, '--out', out], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const runs = join(out, 'runs.csv');
+    // Wait for a few runs to end, then interrupt (the grid has 32 runs).
+    for (let i = 0; i < 6000; i++) {
+      if (existsSync(runs) && readFileSync(runs, 'utf8').split('\n').length > 3) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    child.kill('SIGINT');
+    const code = await exited;
+    assert.equal(code, 130, err);
+    const m = /sweep interrupted after (\d+) of 32 runs .*resume with: locus sweep .*--resume\n$/.exec(err);
+    assert.ok(m, err);
+    const kept = readRunsCsv(runs);
+    assert.equal(kept.length, Number(m[1]));
+    assert.ok(kept.length >= 2 && kept.length < 32);
+    const resumed = locus(...args, '--out', out, '--resume');
+    assert.equal(resumed.code, 0, resumed.err);
+    const whole = locus(...args, '--out', join(dir, 'b'));
+    assert.equal(whole.code, 0, whole.err);
+    assert.deepEqual(
+      virtualCsv(readFileSync(runs, 'utf8')),
+      virtualCsv(readFileSync(join(dir, 'b', 'runs.csv'), 'utf8')),
+    );
+    assert.equal(readFileSync(join(out, 'summary.csv'), 'utf8').split('\n').length, 16 * 2 + 2);
+  });
+
+  test('locus sweep --resume refuses the runs of another sweep in one line', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'locus-resume-'));
+    assert.equal(locus('sweep', '-w', 'matmul2d', '--sizes', '4', '--out', dir, '--no-plots').code, 0);
+    const r = locus('sweep', '-w', 'matmul2d', '--sizes', '6', '--out', dir, '--no-plots', '--resume');
+    assert.equal(r.code, 2, r.err);
+    assert.match(r.err, /^locus: the run N=4 eager seed 1 .* is not part of this sweep/);
+    assert.equal(r.err.trim().split('\n').length, 1);
+    assert.equal(readRunsCsv(join(dir, 'runs.csv')).length, 1, 'the kept runs are still there');
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * `locus sweep`: run a workload over several sizes and policies (a named figure of the seeds,
- * or a grid given on the command line), write runs.csv, summary.csv and the throughput and
- * transfer plots (SVG and PNG), and print the summary.
+ * or a grid given on the command line), write runs.csv (a line as each run ends), summary.csv and
+ * the throughput and transfer plots (SVG and PNG), and print the summary. An interrupted sweep
+ * (Ctrl-C, a failing run) keeps its finished runs in runs.csv; `--resume` skips them.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,11 +15,13 @@ import { describeSweep, peakRate, plotSweep } from '../report/plots.ts';
 import {
   RUN_COLUMNS,
   resolveSweep,
-  runSweep,
+  runSweepAsync,
   SUMMARY_COLUMNS,
+  SweepInterrupted,
   type SweepResult,
   type SweepSpec,
 } from '../report/sweep.ts';
+import { RunsCsvWriter, readRunsCsv } from '../report/sweep-files.ts';
 import { SCHEDULERS } from '../sched/index.ts';
 import { WORKLOADS } from '../workloads/index.ts';
 import { table } from './format.ts';
@@ -32,6 +35,8 @@ export interface SweepOptions extends SimulationFlags {
   sizes?: number[];
   sched?: string;
   reps?: number;
+  repeat?: number;
+  resume?: boolean;
   seed?: number;
   out?: string;
   platform?: string;
@@ -97,7 +102,9 @@ export function registerSweepCommand(program: Command): void {
       '-s, --sched <list>',
       `comma-separated policies, NAME or NAME+EVICTION (darts+luf); schedulers: ${Object.keys(SCHEDULERS).join(', ')} (default eager)`,
     )
-    .option('--reps <n>', 'repetitions per point, seeds seed, seed+1, ... (default 1)', positiveInt)
+    .option('--repeat <n>', 'repetitions per point, seeds seed, seed+1, ... (default 1)', positiveInt)
+    .addOption(new Option('--reps <n>', 'same as --repeat').argParser(positiveInt).hideHelp())
+    .option('--resume', 'keep the runs already in <out>/runs.csv (an interrupted sweep) and run the others')
     .option('--seed <n>', 'first seed (default 1)', seedValue)
     .option('-o, --out <dir>', 'output folder (default results/<figure or workload>)')
     .option('-p, --platform <name|file.json>', 'preset name or platform file (default v100x2)')
@@ -135,6 +142,9 @@ export function sweepFromOptions(o: SweepOptions): { spec: SweepSpec; title: str
   if (!fig && o.sizes === undefined) {
     throw new LocusError('--sizes is needed without --figure (e.g. --sizes 10,20,30 or 10:150:10)');
   }
+  if (o.repeat !== undefined && o.reps !== undefined && o.repeat !== o.reps) {
+    throw new LocusError(`--repeat ${o.repeat} and --reps ${o.reps} disagree: give one of them`);
+  }
   const base: Partial<SweepSpec> = fig?.sweep ?? {};
   const params = { ...base.params };
   if (o.tileSize !== undefined) params.tileSize = o.tileSize;
@@ -148,7 +158,7 @@ export function sweepFromOptions(o: SweepOptions): { spec: SweepSpec; title: str
     params,
     sizes: o.sizes ?? base.sizes!,
     policies: o.sched !== undefined ? o.sched.split(',') : (base.policies ?? ['eager']),
-    reps: o.reps ?? base.reps,
+    reps: o.repeat ?? o.reps ?? base.reps,
     seed: o.seed ?? base.seed,
     platform: o.platform ?? base.platform,
     gpus: o.gpus ?? base.gpus,
@@ -185,18 +195,26 @@ export function formatSummary(result: SweepResult): string {
         }),
       ]),
     ]);
-  const range = (mean: number, min: number, max: number, digits: number) =>
+  const range = (mean: number, sd: number, min: number, max: number, digits: number) =>
     reps > 1
-      ? `${mean.toFixed(digits)} [${min.toFixed(digits)}-${max.toFixed(digits)}]`
+      ? `${mean.toFixed(digits)} ±${sd.toFixed(digits)} [${min.toFixed(digits)}-${max.toFixed(digits)}]`
       : mean.toFixed(digits);
   const gib = 2 ** 30;
-  const of = reps > 1 ? `, mean [min-max] of ${reps} runs` : '';
+  const of = reps > 1 ? `, mean ±sd [min-max] of ${reps} runs` : '';
   return [
     `throughput (GFlop/s${of})`,
-    grid((r) => range(r.gflopsMean, r.gflopsMin, r.gflopsMax, 0)),
+    grid((r) => range(r.gflopsMean, r.gflopsSd, r.gflopsMin, r.gflopsMax, 0)),
     '',
     `transferred to the GPUs (GiB${of})`,
-    grid((r) => range(r.bytesToDevicesMean / gib, r.bytesToDevicesMin / gib, r.bytesToDevicesMax / gib, 1)),
+    grid((r) =>
+      range(
+        r.bytesToDevicesMean / gib,
+        r.bytesToDevicesSd / gib,
+        r.bytesToDevicesMin / gib,
+        r.bytesToDevicesMax / gib,
+        1,
+      ),
+    ),
   ].join('\n');
 }
 
@@ -209,12 +227,27 @@ function write(file: string, data: string | Buffer): void {
   }
 }
 
+/** A shell word: quoted when it holds anything but safe characters. */
+function shellWord(w: string): string {
+  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The command that resumes this sweep: the same arguments plus --resume. */
+export function resumeCommand(argv: readonly string[] = process.argv): string {
+  const i = argv.indexOf('sweep');
+  const args = i >= 0 ? argv.slice(i + 1) : [];
+  return ['locus sweep', ...args.map(shellWord), ...(args.includes('--resume') ? [] : ['--resume'])].join(
+    ' ',
+  );
+}
+
 /**
- * Runs the command. The sweep, the CSVs and the table are synchronous (a LocusError thrown
- * here reaches main's handler: one line, exit code 2); the plots render asynchronously
- * afterwards, and a failure there sets the exit code itself.
+ * Runs the command. Bad input fails before the output folder is created (a LocusError reaches
+ * main's handler: one line, exit code 2). Each run's row is appended to runs.csv as it ends;
+ * Ctrl-C stops the sweep between two runs (exit code 130) and a failing run stops it too, and
+ * both say how to resume. Then summary.csv, the table and the plots.
  */
-export function sweepCommand(o: SweepOptions): void {
+export async function sweepCommand(o: SweepOptions): Promise<void> {
   const { spec, title, out } = sweepFromOptions(o);
   resolveSweep(spec); // bad input fails before the output folder is created
   try {
@@ -222,6 +255,10 @@ export function sweepCommand(o: SweepOptions): void {
   } catch (e) {
     throw new LocusError(`cannot create the output folder ${out}: ${(e as Error).message}`);
   }
+  const runsFile = join(out, 'runs.csv');
+  const done = o.resume ? readRunsCsv(runsFile) : [];
+  const writer = new RunsCsvWriter(runsFile, done);
+  let finished = done.length;
   const bar =
     o.progress && process.stderr.isTTY
       ? new SingleBar({
@@ -231,18 +268,52 @@ export function sweepCommand(o: SweepOptions): void {
           hideCursor: true,
         })
       : undefined;
+  let started = false;
+  const abort = new AbortController();
+  const onSigint = () => abort.abort();
+  process.on('SIGINT', onSigint);
   let result: SweepResult;
   try {
-    result = runSweep(spec, (p) => {
-      if (!bar) return;
-      const run = p.next ? `N=${p.next.tiles} ${p.next.policy} seed ${p.next.seed}` : 'done';
-      if (p.done === 0 && p.next) bar.start(p.total, 0, { run });
-      else bar.update(p.done, { run });
+    result = await runSweepAsync(spec, {
+      done,
+      signal: abort.signal,
+      onRow: (row) => {
+        writer.append(row);
+        finished++;
+      },
+      onProgress: (p) => {
+        if (!bar) return;
+        const run = p.next ? `N=${p.next.tiles} ${p.next.policy} seed ${p.next.seed}` : 'done';
+        if (!started && p.next) {
+          bar.start(p.total, p.done, { run });
+          started = true;
+        } else bar.update(p.done, { run });
+      },
     });
-  } finally {
+  } catch (e) {
     bar?.stop();
+    writer.close();
+    const kept = `${finished} finished run${finished === 1 ? '' : 's'} kept in ${runsFile}`;
+    if (e instanceof SweepInterrupted) {
+      process.stderr.write(
+        `locus: sweep interrupted after ${finished} of ${e.total} runs (${kept}); resume with: ${resumeCommand()}\n`,
+      );
+      process.exitCode = 130;
+      return;
+    }
+    if (finished > 0 && finished > done.length) {
+      const hint = `${kept}; resume with: ${resumeCommand()}`;
+      if (e instanceof LocusError) throw new LocusError(`${e.message} (${hint})`);
+      process.stderr.write(`locus: sweep stopped by an error (${hint})\n`);
+    }
+    throw e;
+  } finally {
+    process.off('SIGINT', onSigint);
   }
-  writeCsv(join(out, 'runs.csv'), result.rows, RUN_COLUMNS);
+  bar?.stop();
+  writer.close();
+  // Rewritten whole: a resumed sweep's rows in the order an uninterrupted one writes them.
+  writeCsv(runsFile, result.rows, RUN_COLUMNS);
   writeCsv(join(out, 'summary.csv'), result.summary, SUMMARY_COLUMNS);
   const written = ['runs.csv', 'summary.csv'];
   const fig = o.figure !== undefined ? getFigure(o.figure) : undefined;
@@ -262,18 +333,11 @@ export function sweepCommand(o: SweepOptions): void {
     report();
     return;
   }
-  plotSweep(result, { title, kernel: fig?.kernel, lines: fig?.lines(result.platform) })
-    .then((plots) => {
-      for (const [name, p] of Object.entries(plots)) {
-        write(join(out, `${name}.svg`), p.svg);
-        write(join(out, `${name}.png`), p.png);
-        written.push(`${name}.svg`, `${name}.png`);
-      }
-      report();
-    })
-    .catch((e: unknown) => {
-      if (!(e instanceof LocusError)) throw e;
-      process.stderr.write(`locus: ${e.message}\n`);
-      process.exitCode = 2;
-    });
+  const plots = await plotSweep(result, { title, kernel: fig?.kernel, lines: fig?.lines(result.platform) });
+  for (const [name, p] of Object.entries(plots)) {
+    write(join(out, `${name}.svg`), p.svg);
+    write(join(out, `${name}.png`), p.png);
+    written.push(`${name}.svg`, `${name}.png`);
+  }
+  report();
 }

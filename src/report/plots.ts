@@ -11,7 +11,9 @@
  *     values span more than 100x.
  *
  * Both carry labelled dashed vertical lines at given working sets (where the data fit in the
- * GPUs' cumulated memory, ...). Sizes are in MiB (2^20 bytes), rates in GFlop/s.
+ * GPUs' cumulated memory, ...). Sizes are in MiB (2^20 bytes), rates in GFlop/s. Each policy
+ * has a fixed colour, marker and dash (policyStyle), the same in every plot, so that lines
+ * differ in grayscale too.
  */
 import type { TopLevelSpec } from 'vega-lite';
 import { type Platform, routeOf, workerRate } from '../core/platform.ts';
@@ -90,6 +92,74 @@ export interface SweepPlots {
 
 /** Policy colours: no pure red, orange or green, which the vertical lines use. */
 const PALETTE = ['#1f77b4', '#9467bd', '#8c564b', '#17becf', '#e377c2', '#bcbd22', '#7f7f7f', '#393b79'];
+/** Point markers (vega shape names), so that lines differ in grayscale too. */
+const SHAPES = ['circle', 'square', 'triangle-up', 'diamond', 'cross', 'triangle-down'];
+/** Line dashes (stroke, gap, ...; [1, 0] is solid). */
+const DASHES: number[][] = [
+  [1, 0],
+  [8, 4],
+  [2, 3],
+  [8, 3, 2, 3],
+];
+/** Styles in all: every combination of PALETTE, SHAPES and DASHES index i once (lcm 24). */
+const STYLE_COUNT = 24;
+
+/**
+ * The policies given fixed styles, in order: those of the seeds' figures first, so that each
+ * keeps its colour, marker and dash in every plot whatever else a sweep compares it with.
+ */
+const KNOWN_POLICIES = [
+  'eager',
+  'dmdar',
+  'darts',
+  'darts+luf',
+  'dmda',
+  'dmdas',
+  'random',
+  'static',
+  'dm',
+  'ws',
+  'prio',
+  'supermatrix',
+  'heft-tm',
+  'heft-tm-pr',
+  'heft-tmdp',
+  'heft-tmdp-pr',
+  'darts+lru',
+  'eager+belady',
+  'eager+fifo',
+  'dmdar+luf',
+  'darts+belady',
+  'random+fifo',
+  'heft-tm-init',
+  'heft-tmdp-init',
+];
+
+/** How one policy is drawn. */
+export interface PolicyStyle {
+  color: string;
+  shape: string;
+  /** Vega strokeDash array. */
+  dash: number[];
+}
+
+/**
+ * The style of a policy label, the same in every plot: a fixed one for the known labels, else
+ * one picked by a hash of the label (after the known ones' styles).
+ */
+export function policyStyle(label: string): PolicyStyle {
+  let i = KNOWN_POLICIES.indexOf(label);
+  if (i < 0) {
+    let h = 0;
+    for (const ch of label) h = (h * 31 + ch.codePointAt(0)!) >>> 0;
+    i = h % STYLE_COUNT;
+  }
+  return {
+    color: PALETTE[i % PALETTE.length]!,
+    shape: SHAPES[i % SHAPES.length]!,
+    dash: DASHES[i % DASHES.length]!,
+  };
+}
 
 /** Summed capacity of the GPU memory nodes, bytes (0 when there are none or one is unlimited). */
 export function cumulatedGpuMemory(p: Platform): number {
@@ -248,14 +318,19 @@ const X_TITLE = 'Working set (MiB)';
 const PLOT_W = 640;
 const PLOT_H = 400;
 
-function colorEncoding(m: PlotModel) {
+/** An encoding of the policy on `channel`'s fixed per-policy styles (one merged legend). */
+function policyEncoding(m: PlotModel, range: (s: PolicyStyle) => unknown) {
   return {
     field: 'policy',
     type: 'nominal',
     title: 'Policy',
-    scale: { domain: m.policies, range: PALETTE.slice(0, Math.max(1, m.policies.length)) },
+    scale: { domain: m.policies, range: m.policies.map((p) => range(policyStyle(p))) },
     sort: m.policies,
   };
+}
+
+function colorEncoding(m: PlotModel) {
+  return policyEncoding(m, (s) => s.color);
 }
 
 /** Whether vertical line i stands within a tenth of the x range of line i - 1 (labels would overlap). */
@@ -309,16 +384,29 @@ function policyLayers(m: PlotModel, y: 'gflops' | 'mib', yAxis: Record<string, u
       },
     });
   }
-  layers.push({
-    data: { values },
-    mark: { type: 'line', point: { size: 40, filled: true }, strokeWidth: 2 },
-    encoding: {
-      x: { field: 'ws', type: 'quantitative', title: X_TITLE, axis: { format: ',d' } },
-      y: { field: y, type: 'quantitative', ...yAxis },
-      color: colorEncoding(m),
-      order: { field: 'ws', type: 'quantitative' },
+  layers.push(
+    {
+      data: { values },
+      mark: { type: 'line', strokeWidth: 2 },
+      encoding: {
+        x: { field: 'ws', type: 'quantitative', title: X_TITLE, axis: { format: ',d' } },
+        y: { field: y, type: 'quantitative', ...yAxis },
+        color: colorEncoding(m),
+        strokeDash: policyEncoding(m, (s) => s.dash),
+        order: { field: 'ws', type: 'quantitative' },
+      },
     },
-  });
+    {
+      data: { values },
+      mark: { type: 'point', size: 60, filled: true, opacity: 1 },
+      encoding: {
+        x: { field: 'ws', type: 'quantitative' },
+        y: { field: y, type: 'quantitative' },
+        color: colorEncoding(m),
+        shape: policyEncoding(m, (s) => s.shape),
+      },
+    },
+  );
   return layers;
 }
 
@@ -344,7 +432,7 @@ function topLevel(m: PlotModel, what: string, layers: Layer[]): TopLevelSpec {
       view: { stroke: '#bbb' },
     },
     layer: layers,
-    resolve: { scale: { color: 'shared' } },
+    resolve: { scale: { color: 'shared', shape: 'shared', strokeDash: 'shared' } },
   } as unknown as TopLevelSpec;
 }
 

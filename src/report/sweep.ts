@@ -1,7 +1,9 @@
 /**
  * Parameter sweeps: one workload at several sizes (values of `--tiles`), under several policy
  * specs, repeated with seeds seed, seed+1, ..., on one platform; one row per simulated run and
- * an aggregate (mean, min, max over the repetitions) per size and policy.
+ * an aggregate (mean, standard deviation, min, max over the repetitions) per size and policy.
+ * Runs can be skipped (rows already known, to resume an interrupted sweep), reported one by one
+ * as they end (to write them at once), and interrupted between two runs (an AbortSignal).
  *
  * Each workload instance is built once per size and reused by every policy and repetition:
  * the engine only reads the graph (it copies what it mutates: predecessor counts, task
@@ -56,6 +58,10 @@ export interface SweepSpec {
 /** One simulated run. */
 export interface SweepRow {
   workload: string;
+  /** The platform's name (preset or file). */
+  platform: string;
+  /** Capacity of the (first) GPU memory, bytes; 0 without GPUs. */
+  gpuMemBytes: number;
   tiles: number;
   workingSetBytes: number;
   /** The policy spec's label ("darts+luf"). */
@@ -72,7 +78,14 @@ export interface SweepRow {
   bytesDeviceToDevice: number;
   loads: number;
   evictions: number;
+  /** Write-backs home (evicted modified data and end of run) and their bytes. */
+  writebacks: number;
+  writebackBytes: number;
+  /** Energy in joules under the poll idle policy, when the platform has power figures; else null. */
+  energyJ: number | null;
   totalFlops: number;
+  /** Wall-clock seconds spent in scheduler calls when they are charged, else 0. */
+  schedulingS: number;
   /** Wall-clock seconds the simulation took. */
   wallS: number;
 }
@@ -80,6 +93,8 @@ export interface SweepRow {
 /** The columns of runs.csv, in order. */
 export const RUN_COLUMNS: readonly (keyof SweepRow)[] = [
   'workload',
+  'platform',
+  'gpuMemBytes',
   'tiles',
   'workingSetBytes',
   'policy',
@@ -94,7 +109,11 @@ export const RUN_COLUMNS: readonly (keyof SweepRow)[] = [
   'bytesDeviceToDevice',
   'loads',
   'evictions',
+  'writebacks',
+  'writebackBytes',
+  'energyJ',
   'totalFlops',
+  'schedulingS',
   'wallS',
 ];
 
@@ -107,15 +126,26 @@ export const METRICS = [
   'bytesDeviceToDevice',
   'loads',
   'evictions',
+  'writebackBytes',
+  'energyJ',
+  'schedulingS',
   'wallS',
 ] as const;
 
 /** One aggregated metric name. */
 export type Metric = (typeof METRICS)[number];
 
-/** Mean, min and max of every metric over the repetitions of one size and policy. */
+/** The statistics summary.csv gives per metric: mean, sample standard deviation, min, max. */
+export const STATS = ['Mean', 'Sd', 'Min', 'Max'] as const;
+
+/**
+ * Mean, sample standard deviation (0 for one run), min and max of every metric over the
+ * repetitions of one size and policy; null when the metric is null (energy without power figures).
+ */
 export type SweepSummaryRow = {
   workload: string;
+  platform: string;
+  gpuMemBytes: number;
   tiles: number;
   workingSetBytes: number;
   policy: string;
@@ -125,11 +155,14 @@ export type SweepSummaryRow = {
   reps: number;
   tasks: number;
   totalFlops: number;
-} & Record<`${Metric}${'Mean' | 'Min' | 'Max'}`, number>;
+} & Record<`${Exclude<Metric, 'energyJ'>}${(typeof STATS)[number]}`, number> &
+  Record<`energyJ${(typeof STATS)[number]}`, number | null>;
 
 /** The columns of summary.csv, in order. */
 export const SUMMARY_COLUMNS: readonly (keyof SweepSummaryRow)[] = [
   'workload',
+  'platform',
+  'gpuMemBytes',
   'tiles',
   'workingSetBytes',
   'policy',
@@ -138,7 +171,7 @@ export const SUMMARY_COLUMNS: readonly (keyof SweepSummaryRow)[] = [
   'reps',
   'tasks',
   'totalFlops',
-  ...METRICS.flatMap((m) => [`${m}Mean`, `${m}Min`, `${m}Max`] as const),
+  ...METRICS.flatMap((m) => STATS.map((st) => `${m}${st}` as const)),
 ];
 
 /** What a sweep knows about each workload instance. */
@@ -278,13 +311,82 @@ function warmUp(s: ResolvedSweep, platform: Platform): void {
   }
 }
 
-/** Runs every size x policy x repetition of `spec` and aggregates. */
-export function runSweep(spec: SweepSpec, onProgress?: (p: SweepProgress) => void): SweepResult {
+/** The key of one run within a sweep: size, policy label and seed. */
+export function runKey(r: { tiles: number; policy: string; seed: number }): string {
+  return `${r.tiles}\u0000${r.policy}\u0000${r.seed}`;
+}
+
+/** How runSweep and runSweepAsync run a sweep beyond its spec. */
+export interface SweepRunOptions {
+  /** Called before each run and once at the end. */
+  onProgress?: (p: SweepProgress) => void;
+  /** Called with each new row as its run ends (to write it out at once). */
+  onRow?: (row: SweepRow) => void;
+  /**
+   * Rows already known (an interrupted sweep's runs.csv): their runs are not run again and
+   * the rows stand in the result. A row outside this sweep's grid is a LocusError.
+   */
+  done?: readonly SweepRow[];
+  /** Stops the sweep between two runs (runSweepAsync only checks it; see SweepInterrupted). */
+  signal?: AbortSignal;
+}
+
+/** Thrown when a sweep's signal aborts it: the rows finished so far, in run order. */
+export class SweepInterrupted extends Error {
+  constructor(
+    /** Rows known when the sweep stopped (the `done` ones included). */
+    readonly rows: SweepRow[],
+    /** Runs in the whole sweep. */
+    readonly total: number,
+  ) {
+    super(`sweep interrupted after ${rows.length} of ${total} runs`);
+    this.name = 'SweepInterrupted';
+  }
+}
+
+/** The capacity of the platform's first GPU memory, bytes (0 without GPUs). */
+function gpuMemoryOf(platform: Platform): number {
+  const gpu = platform.nodes.find((n) => n.kind === 'gpu');
+  return gpu && Number.isFinite(gpu.capacity) ? gpu.capacity : 0;
+}
+
+/** Checks `done` rows against the grid; returns them by run key. */
+function knownRows(s: ResolvedSweep, platform: Platform, done: readonly SweepRow[]): Map<string, SweepRow> {
+  const grid = new Set<string>();
+  for (const tiles of s.sizes)
+    for (const p of s.policies)
+      for (let rep = 0; rep < s.reps; rep++) grid.add(runKey({ tiles, policy: p.label, seed: s.seed + rep }));
+  const known = new Map<string, SweepRow>();
+  const gpuMem = gpuMemoryOf(platform);
+  for (const r of done) {
+    const what = `the run N=${r.tiles} ${r.policy} seed ${r.seed} (${r.workload} on ${r.platform}, GPU memory ${r.gpuMemBytes} B)`;
+    if (
+      r.workload !== s.workload ||
+      r.platform !== platform.name ||
+      r.gpuMemBytes !== gpuMem ||
+      !grid.has(runKey(r))
+    ) {
+      throw new LocusError(
+        `${what} is not part of this sweep (${s.workload} on ${platform.name}, GPU memory ${gpuMem} B): resume with the options of the interrupted sweep, or write to another --out`,
+      );
+    }
+    known.set(runKey(r), r);
+  }
+  return known;
+}
+
+/**
+ * The sweep as a sequence of steps: each `yield` comes after one new run (so that a caller can
+ * give the event loop a turn); returns the result. Rows are kept in grid order.
+ */
+function* sweepSteps(spec: SweepSpec, o: SweepRunOptions): Generator<number, SweepResult> {
   const { spec: s, platform } = resolveSweep(spec);
   const total = s.sizes.length * s.policies.length * s.reps;
+  const known = knownRows(s, platform, o.done ?? []);
+  const gpuMemBytes = gpuMemoryOf(platform);
   const rows: SweepRow[] = [];
   const sizes: SizeInfo[] = [];
-  if (s.chargeScheduling) warmUp(s, platform);
+  if (s.chargeScheduling && known.size < total) warmUp(s, platform);
   for (const tiles of s.sizes) {
     const wl = generateWorkload(s.workload, { ...s.params, tiles, seed: s.seed });
     const g = wl.graph;
@@ -305,7 +407,13 @@ export function runSweep(spec: SweepSpec, onProgress?: (p: SweepProgress) => voi
     for (const policy of s.policies) {
       for (let rep = 0; rep < s.reps; rep++) {
         const seed = s.seed + rep;
-        onProgress?.({ done: rows.length, total, next: { tiles, policy: policy.label, seed } });
+        const old = known.get(runKey({ tiles, policy: policy.label, seed }));
+        if (old) {
+          rows.push(old);
+          continue;
+        }
+        if (o.signal?.aborted) throw new SweepInterrupted(rows, total);
+        o.onProgress?.({ done: rows.length, total, next: { tiles, policy: policy.label, seed } });
         const { report } = simulate({
           graph: g,
           platform,
@@ -320,8 +428,10 @@ export function runSweep(spec: SweepSpec, onProgress?: (p: SweepProgress) => voi
           streams: s.streams,
           workload: wl.summary,
         });
-        rows.push({
+        const row: SweepRow = {
           workload: s.workload,
+          platform: platform.name,
+          gpuMemBytes,
           tiles,
           workingSetBytes: wl.workingSetBytes,
           policy: policy.label,
@@ -336,17 +446,74 @@ export function runSweep(spec: SweepSpec, onProgress?: (p: SweepProgress) => voi
           bytesDeviceToDevice: report.bytesDeviceToDevice,
           loads: report.loads,
           evictions: report.evictions,
+          writebacks: report.writebacks,
+          writebackBytes: report.writebackBytes,
+          energyJ: report.energyJ,
           totalFlops: report.totalFlops,
+          schedulingS: report.schedulingS,
           wallS: report.wallS,
-        });
+        };
+        rows.push(row);
+        o.onRow?.(row);
+        yield rows.length;
       }
     }
   }
-  onProgress?.({ done: rows.length, total });
+  o.onProgress?.({ done: rows.length, total });
   return { spec: s, platform, sizes, rows, summary: summarize(rows) };
 }
 
-/** Aggregates runs per (size, policy), in first-seen order: mean, min and max of each metric. */
+/**
+ * Runs every size x policy x repetition of `spec` (but those in `o.done`) and aggregates.
+ * The legacy second argument is a progress callback.
+ */
+export function runSweep(
+  spec: SweepSpec,
+  o: SweepRunOptions | ((p: SweepProgress) => void) = {},
+): SweepResult {
+  const steps = sweepSteps(spec, typeof o === 'function' ? { onProgress: o } : o);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * runSweep giving the event loop a turn after every run, so that a signal (Ctrl-C) can stop it:
+ * when `o.signal` aborts, it rejects with SweepInterrupted holding the rows finished so far.
+ */
+export async function runSweepAsync(spec: SweepSpec, o: SweepRunOptions = {}): Promise<SweepResult> {
+  const steps = sweepSteps(spec, o);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Mean, sample standard deviation, min and max of `values` (null if any is null). */
+function stats(values: readonly (number | null)[]): [number, number, number, number] | null {
+  if (values.some((v) => v === null)) return null;
+  const xs = values as number[];
+  let sum = 0;
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const v of xs) {
+    sum += v;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  const mean = sum / xs.length;
+  let sq = 0;
+  for (const v of xs) sq += (v - mean) ** 2;
+  const sd = xs.length > 1 ? Math.sqrt(sq / (xs.length - 1)) : 0;
+  return [mean, sd, min, max];
+}
+
+/**
+ * Aggregates runs per (size, policy), in first-seen order: mean, sample standard deviation,
+ * min and max of each metric.
+ */
 export function summarize(rows: readonly SweepRow[]): SweepSummaryRow[] {
   const groups = new Map<string, SweepRow[]>();
   for (const r of rows) {
@@ -357,8 +524,10 @@ export function summarize(rows: readonly SweepRow[]): SweepSummaryRow[] {
   }
   return [...groups.values()].map((runs) => {
     const first = runs[0]!;
-    const out: Record<string, number | string> = {
+    const out: Record<string, number | string | null> = {
       workload: first.workload,
+      platform: first.platform,
+      gpuMemBytes: first.gpuMemBytes,
       tiles: first.tiles,
       workingSetBytes: first.workingSetBytes,
       policy: first.policy,
@@ -369,18 +538,10 @@ export function summarize(rows: readonly SweepRow[]): SweepSummaryRow[] {
       totalFlops: first.totalFlops,
     };
     for (const m of METRICS) {
-      let sum = 0;
-      let min = Number.POSITIVE_INFINITY;
-      let max = Number.NEGATIVE_INFINITY;
-      for (const r of runs) {
-        const v = r[m];
-        sum += v;
-        if (v < min) min = v;
-        if (v > max) max = v;
-      }
-      out[`${m}Mean`] = sum / runs.length;
-      out[`${m}Min`] = min;
-      out[`${m}Max`] = max;
+      const st = stats(runs.map((r) => r[m]));
+      STATS.forEach((name, i) => {
+        out[`${m}${name}`] = st ? st[i]! : null;
+      });
     }
     return out as SweepSummaryRow;
   });

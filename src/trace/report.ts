@@ -66,6 +66,8 @@ export interface RunReport {
   loads: number;
   evictions: number;
   writebacks: number;
+  /** Bytes of those write-backs. */
+  writebackBytes: number;
   nodes: NodeReport[];
   workers: WorkerReport[];
   links: LinkReport[];
@@ -161,6 +163,7 @@ export function buildReport(engine: Engine, stats: RunStats, ctx: ReportContext)
     loads: stats.totalLoads,
     evictions: stats.totalEvictions,
     writebacks,
+    writebackBytes: stats.writebackBytes,
     nodes,
     workers,
     links,

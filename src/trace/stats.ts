@@ -32,6 +32,8 @@ export class RunStats implements EngineObserver {
   readonly evictions: Float64Array;
   /** Replicas of each node written back home before eviction or at the end. */
   readonly writebacks: Float64Array;
+  /** Bytes written back home (the write-backs counted in `writebacks`), all nodes. */
+  writebackBytes = 0;
   /** Bytes of scratch outputs discarded instead of written back. */
   discardedBytes = 0;
   /** Finished transfers by kind (see TransferKind). */
@@ -105,8 +107,14 @@ export class RunStats implements EngineObserver {
       this.loads[dst]!++;
       this.loadBytes[dst]! += bytes;
     }
-    if (kind === TransferKind.WRITEBACK || kind === TransferKind.FLUSH || kind === TransferKind.WRITETHROUGH)
+    if (
+      kind === TransferKind.WRITEBACK ||
+      kind === TransferKind.FLUSH ||
+      kind === TransferKind.WRITETHROUGH
+    ) {
       this.writebacks[src]!++;
+      this.writebackBytes += bytes;
+    }
   }
 
   replicaAllocated(_handle: number, node: number): void {
