@@ -4,16 +4,45 @@
  * current time and answers with commands (run task T on worker W, copy handle H from node A
  * to node B, free H on node B, task cancelled, data acquired, idle, finished) that the driver
  * executes (src/core/protocol.ts). Tasks and data may be submitted while earlier tasks run:
- * every table grows, and policies are told (Scheduler.grow / submitted). It owns the task lifecycle, dependency release, MSI coherence of every replica,
- * one memory manager per node (capacity never exceeded, replicas in use pinned, eviction
- * through a policy, write-back of the only valid copy before it is dropped and of all
- * modified data at the end), transfer routing with staging through host memory when GPUs
- * cannot copy peer-to-peer (seed 001's chained requests), and prefetch requests.
+ * every table grows, and policies are told (Scheduler.grow / submitted). It owns the task
+ * lifecycle, dependency release, MSI coherence of every replica, one memory manager per node
+ * (capacity never exceeded, replicas in use pinned, eviction through a policy, write-back of
+ * the only valid copy before it is dropped and of all modified data when the run closes),
+ * transfer routing with staging through host memory when GPUs cannot copy peer-to-peer
+ * (seed 001's chained requests), and prefetch requests.
  *
  * Worker pipeline: each worker holds up to `depth` popped tasks (StarPU's CUDA pipeline).
  * Their input requests go through a FIFO per memory node, so the earliest task always gets
  * memory first: every replica pinned on a node belongs to an earlier, fully served task or
  * to a running one, which guarantees progress whenever each task fits in its node.
+ *
+ * Task states: PENDING (predecessors left) -> READY (pushed to the scheduler) -> BUFFERED
+ * (popped into a GPU's lookahead buffer, inputs prefetched) -> QUEUED (in a pipeline, inputs
+ * requested) -> RUNNING (RUN emitted) -> DONE or FAILED; a PENDING task whose predecessor
+ * failed or was cancelled becomes CANCELLED. An application task (acquire) goes PENDING ->
+ * QUEUED (its accesses requested at home) -> HELD (ACQUIRED emitted) -> DONE on release.
+ *
+ * Replica states per (handle, node), MSI with transient states (Replica):
+ *
+ *              fetch/prefetch issued              copy arrives (current version)
+ *   INVALID ---------------------------> LOADING ------------------------------> SHARED
+ *      ^  ^    write-only access                  copy arrives stale: refetch, or
+ *      |  |  ---------------------> ALLOCATED      INVALID / freed when no one waits
+ *      |  |                             |
+ *      |  |        a task writing it starts on this node (every other copy -> INVALID)
+ *      |  |   SHARED / ALLOCATED / LOADING(home) --------------------------> MODIFIED
+ *      |  |                                                                    |
+ *      |  +-- a writer starts elsewhere (freed off home once unpinned) --------+
+ *      |                                                                       |
+ *      |   evicted: SHARED freed at once; MODIFIED written back home first     |
+ *      +-- (F_WRITEBACK | F_EVICTING until the copy lands, then freed) --------+
+ *          MODIFIED copied home (write-back, flush, write-through) -> SHARED
+ *
+ * A MODIFIED replica copied to another device stays MODIFIED (the owner that must write it
+ * back); only a copy home makes it SHARED. The home replica of a handle is never freed.
+ * Flags on a replica: F_WRITEBACK (a copy from it is in flight), F_EVICTING (free it when
+ * that lands), F_DROP (coherence: free it after its copy home), F_AGAIN (write-through: copy
+ * again), F_WRITING (a running task writes it: no copy may start from it).
  */
 import type { TaskGraph } from './graph.ts';
 import { growF64, growI32, growU8, IntList, IntQueue } from './growable.ts';
