@@ -59,6 +59,7 @@ try {
   rt.submit(scale, [[x, 'RW']], { args: [2], dims: [a.length], name: 'DOUBLE' });
   rt.submit(scale, [[x, 'RW']], { args: [3], dims: [a.length], name: 'TRIPLE' });
   const real = await rt.wait();
+  await rt.sync(); // the results reach the array on sync (or acquire, unregister, close)
   if (a[0] !== 6 || a[999] !== 6 || real.tasks !== 2 || real.mode !== 'real') throw new Error('real run: ' + a[0]);
   console.log('real run: ' + real.tasks + ' tasks on ' + real.workers.length + ' workers, a[0] = ' + a[0]);
 } finally {
