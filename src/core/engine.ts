@@ -258,6 +258,8 @@ export class Engine implements SchedContext, EvictionContext {
   private flushStarted = false;
   /** Tasks were taken at least once (later submissions need dynamic policies). */
   private tookTasks = false;
+  /** Tasks whose footprint is computed (ids below it). */
+  private footprintsDone = 0;
 
   // Workers.
   private readonly depth: Int32Array;
@@ -478,13 +480,15 @@ export class Engine implements SchedContext, EvictionContext {
     }
     if (from === 0 && to === g.taskCount) g.checkAcyclic();
     this.syncCodelets();
-    this.validateTasks(from, to);
-    // Grow, then take handles, tasks and edges.
+    // Growing changes no state the tasks could see: grow, then check the footprints (written
+    // into the grown table), then take handles, tasks and edges.
     let tc = this.taskCap;
     while (tc < to) tc *= 2;
     let hc = this.handleCap;
     while (hc < g.handleCount) hc *= 2;
     if (tc !== this.taskCap || hc !== this.handleCap) this.growTables(tc, hc);
+    this.computeFootprints(from, to);
+    this.validateTasks(from, to);
     const nn = this.nNodes;
     for (let h = this.knownHandles; h < g.handleCount; h++) {
       const slot = h * nn + this.home;
@@ -498,7 +502,6 @@ export class Engine implements SchedContext, EvictionContext {
       this.predLeft[t] = 0;
       this.taskWorker[t] = -1;
     }
-    this.computeFootprints(from, to);
     this.knownTasks = to;
     if (to > from) this.tookTasks = true;
     this.idleSent = false;
@@ -1047,16 +1050,17 @@ export class Engine implements SchedContext, EvictionContext {
     for (let i = 0; i < this.observers.length; i++) this.observers[i]!.grow?.(taskCap, handleCap);
   }
 
-  /** Bytes of data each task of [from, to) accesses. */
+  /** Bytes of data each task of [from, to) accesses (those not computed yet). */
   private computeFootprints(from: number, to: number): void {
     const g = this.graph;
-    for (let t = from; t < to; t++) {
+    for (let t = Math.max(from, this.footprintsDone); t < to; t++) {
       let bytes = 0;
       for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
         bytes += g.handleSize.data[g.accessHandle.data[a]!]!;
       }
       this.footprint[t] = bytes;
     }
+    if (to > this.footprintsDone) this.footprintsDone = to;
   }
 
   /** Reads the codelets registered since the last submission. */
@@ -1072,8 +1076,8 @@ export class Engine implements SchedContext, EvictionContext {
   }
 
   /**
-   * Computes the footprints of tasks [from, to) and checks that each fits in the memory of
-   * some worker able to run it (application tasks run at home and are not checked).
+   * Checks that each task of [from, to) fits in the memory of some worker able to run it
+   * (application tasks run at home and are not checked); reads the computed footprints.
    */
   private validateTasks(from: number, to: number): void {
     const g = this.graph;
@@ -1087,10 +1091,7 @@ export class Engine implements SchedContext, EvictionContext {
       }
     }
     for (let t = from; t < to; t++) {
-      let bytes = 0;
-      for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
-        bytes += g.handleSize.data[g.accessHandle.data[a]!]!;
-      }
+      const bytes = this.footprint[t]!;
       if (g.taskApp.data[t] === 1) continue;
       const c = g.taskCodelet.data[t]!;
       if (bytes <= largest[c]!) continue;
