@@ -839,6 +839,10 @@ export class Runtime {
   /** A task ended (or an acquire got its data): settle its promise, call back, wake waits. */
   private ended(task: number, state: number): void {
     this.status[task] = state;
+    if (state === FAILED) {
+      const f = this.session?.driver.failures.at(-1);
+      if (f && f.task === task) this.failures.push(f);
+    }
     const d = this.pending[task];
     const cb = this.callbacks[task];
     if (d !== undefined || cb !== undefined) {
@@ -861,10 +865,6 @@ export class Runtime {
           this.callbackErrors.push(e);
         }
       }
-    }
-    if (state === FAILED) {
-      const f = this.session?.driver.failures.at(-1);
-      if (f && f.task === task) this.failures.push(f);
     }
     if (task !== this.lowWater) return;
     const n = this.graph.taskCount;
