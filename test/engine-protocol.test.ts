@@ -190,6 +190,23 @@ describe('engine protocol: events in, exact commands out', () => {
     assert.deepEqual(take(e), ['cancelled 1', 'cancelled 2', 'idle 3']);
   });
 
+  test('once the application saw a failure, tasks submitted later run', () => {
+    const g = new TaskGraph();
+    const c = g.addCodelet({ name: 'k', kinds: ['cpu'] });
+    const h = g.addHandle(8);
+    g.submit(c, [[h, W]], { flops: 1 });
+    const e = engineFor(g, testPlatform({ gpus: 0, gpuCapacity: 0, cpus: 1 }), () => 0);
+    e.open(0);
+    e.submitted(0);
+    take(e);
+    e.taskFailed(0, 1);
+    assert.deepEqual(take(e), ['idle 1']);
+    e.acknowledgeFailures(1);
+    g.submit(c, [[h, RW]], { flops: 1 });
+    e.submitted(2);
+    assert.deepEqual(take(e), ['run 1 on 0']);
+  });
+
   test('acquire: data come home, later writers wait for the release', () => {
     const g = new TaskGraph();
     const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });

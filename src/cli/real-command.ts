@@ -36,6 +36,7 @@ const SIM_ONLY: [keyof RunOptions, string][] = [
   ['order', '--order'],
   ['idle', '--idle'],
   ['wakeLatency', '--wake-latency'],
+  ['submitWindow', '--submit-window'],
 ];
 
 /** Runs the application; resolves with the exit code. */

@@ -425,6 +425,19 @@ export class Engine implements SchedContext, EvictionContext {
   }
 
   /**
+   * The application saw the failures of tasks below `upTo` (a wait() reported them): tasks
+   * submitted from now on that depend on them run instead of being cancelled (the data they
+   * wrote hold whatever the failed kernel left, as the application was told).
+   */
+  acknowledgeFailures(upTo: number): void {
+    const n = Math.min(upTo, this.knownTasks);
+    for (let t = 0; t < n; t++) {
+      const s = this.taskState[t];
+      if (s === TASK_FAILED || s === TASK_CANCELLED) this.taskState[t] = TASK_DONE;
+    }
+  }
+
+  /**
    * The application dropped `handle` (unregister, after an acquire brought it home): frees
    * its unpinned replicas off its home node. Its home copy stays; no task may use it again.
    */

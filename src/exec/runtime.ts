@@ -169,13 +169,14 @@ export class TaskFailedError extends LocusError {
   constructor(
     readonly failures: readonly TaskFailure[],
     readonly cancelled: number,
-    readonly report: RunReport,
+    /** The report of the wait() that found the failures (absent on a single task's promise). */
+    readonly report?: RunReport,
   ) {
     const f = failures[0]!;
     const more = failures.length > 1 ? ` (and ${failures.length - 1} more failed tasks)` : '';
-    super(
-      `task ${f.label} (codelet ${f.codelet}) failed: ${f.message}${more}; ${cancelled} dependent task${cancelled === 1 ? '' : 's'} cancelled`,
-    );
+    const tail =
+      report === undefined ? '' : `; ${cancelled} dependent task${cancelled === 1 ? '' : 's'} cancelled`;
+    super(`task ${f.label} (codelet ${f.codelet}) failed: ${f.message}${more}${tail}`);
     this.name = 'TaskFailedError';
   }
 }
@@ -523,10 +524,13 @@ export class Runtime {
   }
 
   private failureError(id: number): Error {
-    const f = this.failures.find((x) => x.task === id);
-    const e = new LocusError(`task ${this.graph.taskLabel(id)} failed: ${f?.message ?? 'unknown error'}`);
-    e.name = 'TaskFailedError';
-    return e;
+    const f = this.failures.find((x) => x.task === id) ?? {
+      task: id,
+      label: this.graph.taskNames[id] ?? `#${id}`,
+      codelet: this.graph.codelets[this.graph.taskCodelet.data[id]!]!.name,
+      message: 'unknown error',
+    };
+    return new TaskFailedError([f], 0);
   }
 
   // ---------------------------------------------------------------- waiting
@@ -552,10 +556,12 @@ export class Runtime {
       throw e instanceof Error ? e : new Error(String(e));
     }
     const failed = this.failures.filter((f) => f.task < upTo && !(f as { reported?: boolean }).reported);
+    const cancelled = this.cancelledSince;
+    this.cancelledSince = 0;
     if (failed.length > 0) {
       for (const f of failed) (f as { reported?: boolean }).reported = true;
-      const cancelled = this.cancelledSince;
-      this.cancelledSince = 0;
+      // Reported: tasks submitted from now on no longer inherit these failures.
+      this.session?.engine.acknowledgeFailures(upTo);
       throw new TaskFailedError(failed, cancelled, report);
     }
     return report;
