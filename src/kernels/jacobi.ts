@@ -19,7 +19,9 @@ function rowsOf(kernel: string, name: string, segments: readonly Tile[], n: numb
   for (let s = 0; s < segments.length; s++) {
     const len = segments[s]!.length;
     if (len === 0 || len % n !== 0) {
-      throw new RangeError(`${kernel}: ${name}[${s}] has ${len} elements, not a whole number of rows of ${n}`);
+      throw new RangeError(
+        `${kernel}: ${name}[${s}] has ${len} elements, not a whole number of rows of ${n}`,
+      );
     }
     rows += len / n;
   }
@@ -57,8 +59,10 @@ export function jacobiBlock(
   const rows = rowsOf('jacobiBlock', 'src', src, n);
   const dstRows = rowsOf('jacobiBlock', 'dst', dst, n);
   if (dstRows !== rows) throw new RangeError(`jacobiBlock: dst has ${dstRows} rows, src ${rows}`);
-  if (above !== null && above.length < n) throw new RangeError(`jacobiBlock: above has fewer than ${n} elements`);
-  if (below !== null && below.length < n) throw new RangeError(`jacobiBlock: below has fewer than ${n} elements`);
+  if (above !== null && above.length < n)
+    throw new RangeError(`jacobiBlock: above has fewer than ${n} elements`);
+  if (below !== null && below.length < n)
+    throw new RangeError(`jacobiBlock: below has fewer than ${n} elements`);
   const sa: Tile[] = [];
   const so: number[] = [];
   const da: Tile[] = [];

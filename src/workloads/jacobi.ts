@@ -12,7 +12,8 @@
  * segments of the destination grid. So a neighbour reads exactly one row of a block, and the
  * halo rows are the only data that cross between memories once every block has been placed
  * (the rest of a block is read and written where it lives). Dependencies follow from the
- * accesses: JACOBI(b,k) waits for JACOBI(b-1..b+1, k-1).
+ * accesses: JACOBI(b,k) waits for JACOBI(b-1..b+1, k-1), which wrote what it reads and read
+ * what it overwrites, and for JACOBI(b, k-2), the previous writer of its destination block.
  *
  * The update is u'[r][c] = 0.25 (u[r-1][c] + u[r+1][c] + u[r][c-1] + u[r][c+1]); the grid's
  * border rows and columns keep their values. Flops: 4 per updated (inner) point, 3 additions
@@ -79,7 +80,9 @@ export function jacobiSizes(params: WorkloadParams): JacobiSizes {
     );
   }
   if (tiles * iterations > MAX_TASKS) {
-    throw new LocusError(`--tiles x --iterations must be at most ${MAX_TASKS} (got ${tiles} x ${iterations})`);
+    throw new LocusError(
+      `--tiles x --iterations must be at most ${MAX_TASKS} (got ${tiles} x ${iterations})`,
+    );
   }
   return { tiles, tileSize, iterations, precision };
 }
@@ -93,7 +96,8 @@ export function jacobi(params: WorkloadParams = {}): Workload {
   const graph = new TaskGraph();
   const sweep = graph.addCodelet({ name: 'jacobi', kinds: CPU_GPU });
   const segRows = jacobiSegmentRows(tileSize);
-  const names = segRows.length === 1 ? ['first'] : segRows.length === 2 ? ['first', 'last'] : ['first', 'inner', 'last'];
+  const names =
+    segRows.length === 1 ? ['first'] : segRows.length === 2 ? ['first', 'last'] : ['first', 'inner', 'last'];
   // seg[g][b * segs + s]: handle of segment s of block b of grid g (0: A, 1: B).
   const segs = segRows.length;
   const seg = [new Int32Array(tiles * segs), new Int32Array(tiles * segs)];
@@ -101,7 +105,9 @@ export function jacobi(params: WorkloadParams = {}): Workload {
     const grid = g === 0 ? 'A' : 'B';
     for (let b = 0; b < tiles; b++) {
       for (let s = 0; s < segs; s++) {
-        seg[g]![b * segs + s] = graph.addHandle(segRows[s]! * n * elem, { name: `${grid}.${names[s]}[${b}]` });
+        seg[g]![b * segs + s] = graph.addHandle(segRows[s]! * n * elem, {
+          name: `${grid}.${names[s]}[${b}]`,
+        });
       }
     }
   }
