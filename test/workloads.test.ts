@@ -535,9 +535,21 @@ describe('registry and parameter validation', () => {
       'lu',
       'lupp',
       'stencil',
+      'jacobi',
       'random',
     ]);
-    const allowed = new Set(['gemm', 'potrf', 'trsm', 'syrk', 'getrf', 'laswp', 'stencil', 'halo', 'random']);
+    const allowed = new Set([
+      'gemm',
+      'potrf',
+      'trsm',
+      'syrk',
+      'getrf',
+      'laswp',
+      'stencil',
+      'halo',
+      'jacobi',
+      'random',
+    ]);
     for (const [name, gen] of Object.entries(WORKLOADS)) {
       assert.equal(gen.name, name);
       const w = generateWorkload(name, {
@@ -566,7 +578,7 @@ describe('registry and parameter validation', () => {
   test('unknown workload', () => {
     throwsLocus(
       () => generateWorkload('qr', {}),
-      "unknown workload 'qr': use one of matmul2d, gemm, cholesky, lu, lupp, stencil, random",
+      "unknown workload 'qr': use one of matmul2d, gemm, cholesky, lu, lupp, stencil, jacobi, random",
     );
     throwsLocus(() => generateWorkload('toString', {}), /unknown workload 'toString'/);
   });

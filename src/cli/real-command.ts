@@ -1,5 +1,5 @@
 /**
- * `locus run --mode real`: runs a dense linear-algebra application (cholesky, lu, gemm) for
+ * `locus run --mode real`: runs an application (cholesky, lu, lupp, gemm, jacobi) for
  * real on worker threads of this machine (or a platform whose GPUs become emulated device
  * memories), optionally checks it against the sequential algorithm, and prints the same
  * report as a simulated run. Ctrl-C stops the worker threads and exits with code 130.
@@ -48,6 +48,8 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
     );
   }
   for (const [key, flag] of SIM_ONLY) {
+    // The iterated real application reads --iterations.
+    if (key === 'iterations' && o.workload === 'jacobi') continue;
     if (o[key] !== undefined && o[key] !== false) throw new LocusError(`${flag} applies to --mode sim only`);
   }
   if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {
@@ -95,6 +97,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       precision: o.precision as 'single' | 'double' | undefined,
       check: o.check,
       dataSeed: o.seed,
+      iterations: o.iterations,
       mode: 'real',
       platform,
       scheduler: policy.scheduler,

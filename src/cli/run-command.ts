@@ -24,6 +24,7 @@ const WORKLOAD_OPTIONS: Record<string, readonly (keyof RunOptions)[]> = {
   lu: ['tiles', 'tileSize', 'precision'],
   lupp: ['tiles', 'tileSize', 'precision'],
   stencil: ['tiles', 'tileSize', 'inner', 'precision', 'iterations'],
+  jacobi: ['tiles', 'tileSize', 'precision', 'iterations'],
   random: ['tasks', 'data', 'degree', 'tileSize', 'precision'],
 };
 

@@ -99,6 +99,10 @@ export interface SubmitOptions {
   priority?: number | undefined;
   /** Name in reports, traces and errors. */
   name?: string | undefined;
+  /** The part of the data the task belongs to (a block), for owner-computes placement (`static`). */
+  affinity?: number | undefined;
+  /** The iteration the task belongs to, for the report's per-iteration bytes. */
+  phase?: number | undefined;
   /**
    * Called once when the task ends: with no argument when it finished, with the error when it
    * failed or was cancelled. It may submit more tasks. An exception it throws is reported by
@@ -479,6 +483,8 @@ export class Runtime {
       dims: options.dims,
       flops: options.flops,
       name: options.name,
+      affinity: options.affinity,
+      phase: options.phase,
     });
     this.recordPayload(this.codelets[codelet.id]!.kernel, args);
     for (const [h, m] of list) if (m & AccessMode.W) this.written.add(h);

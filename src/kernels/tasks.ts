@@ -9,6 +9,7 @@
 import { gemm } from './gemm.ts';
 import { getrf } from './getrf.ts';
 import { laswp, panelGetrf } from './getrf-pivot.ts';
+import { jacobiBlock } from './jacobi.ts';
 import { potrf } from './potrf.ts';
 import { syrk } from './syrk.ts';
 import { trsmLeftLowerUnit, trsmRightLowerTrans, trsmRightUpper } from './trsm.ts';
@@ -78,4 +79,23 @@ export function laswpTrsmTask(data: Views, args: Float64Array): void {
 /** Interchanges of a column of L: [piv R, A_kj .. A_(N-1)j RW]. */
 export function laswpTask(data: Views, args: Float64Array): void {
   laswp(data.slice(1) as Float64Array[], args[0]! | 0, data[0] as Int32Array);
+}
+
+/**
+ * One Jacobi sweep of a block of rows (the `jacobi` workload): [above R]?, the block's source
+ * row segments R, [below R]?, its destination row segments W; args = [n (row length), 1 if
+ * there is an above row, 1 if there is a below row, number of segments per grid].
+ */
+export function jacobiTask(data: Views, args: Float64Array): void {
+  const n = args[0]! | 0;
+  const hasAbove = args[1]! !== 0;
+  const hasBelow = args[2]! !== 0;
+  const segs = args[3]! | 0;
+  let i = 0;
+  const above = hasAbove ? t(data, i++) : null;
+  const src = data.slice(i, i + segs) as Tile[];
+  i += segs;
+  const below = hasBelow ? t(data, i++) : null;
+  const dst = data.slice(i, i + segs) as Tile[];
+  jacobiBlock(src, dst, n, above, below);
 }

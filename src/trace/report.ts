@@ -4,6 +4,7 @@
  * the per-node, per-worker and per-link detail, built from RunStats after a run.
  */
 import type { Engine } from '../core/engine.ts';
+import type { PhaseBytes } from './phase-bytes.ts';
 import type { RunStats } from './stats.ts';
 
 /** Per-memory-node figures. */
@@ -88,6 +89,11 @@ export interface RunReport {
   edpJs: number | null;
   /** The idle policy the energy assumes: poll, ea1, ea2 or ea1+ea2 (null without energy). */
   idlePolicy: string | null;
+  /**
+   * Only when tasks carry phases (iterated workloads): bytes moved per phase, index = phase,
+   * each transfer attributed as src/trace/phase-bytes.ts explains (the end-of-run flush in none).
+   */
+  iterations?: PhaseBytes[];
 }
 
 /** Context of a run that the statistics do not know. */
@@ -140,6 +146,7 @@ export function buildReport(engine: Engine, stats: RunStats, ctx: ReportContext)
   }));
   let writebacks = 0;
   for (const w of stats.writebacks) writebacks += w;
+  const iterations = stats.phaseTransfers.phases();
   return {
     mode: ctx.mode,
     platform: p.name,
@@ -174,5 +181,6 @@ export function buildReport(engine: Engine, stats: RunStats, ctx: ReportContext)
     averagePowerW: ctx.energy?.averagePowerW ?? null,
     edpJs: ctx.energy?.edpJs ?? null,
     idlePolicy: ctx.energy?.policy ?? null,
+    ...(iterations !== null ? { iterations } : {}),
   };
 }

@@ -1,10 +1,12 @@
 /**
  * Run statistics, gathered as an engine observer: bytes moved per direction and per link,
- * loads and evictions per node, busy time and task count per worker.
+ * loads and evictions per node, busy time and task count per worker, and, for tasks with
+ * phases (iterations), bytes moved per phase (PhaseTransfers).
  */
 import { type Engine, type EngineObserver, type FreeReason, TransferKind } from '../core/engine.ts';
 import { growI32 } from '../core/growable.ts';
 import { routeOf } from '../core/platform.ts';
+import { PhaseTransfers } from './phase-bytes.ts';
 
 /** Counters of one run. */
 export class RunStats implements EngineObserver {
@@ -49,6 +51,8 @@ export class RunStats implements EngineObserver {
   private readonly startedAt: Float64Array;
   /** The worker each task ran on (-1 until it starts). */
   taskWorker: Int32Array<ArrayBuffer>;
+  /** Bytes moved per phase of the tasks (the report's `iterations`). */
+  readonly phaseTransfers: PhaseTransfers;
 
   constructor(private readonly engine: Engine) {
     const p = engine.platform;
@@ -63,6 +67,7 @@ export class RunStats implements EngineObserver {
     this.flopsRun = new Float64Array(p.workers.length);
     this.startedAt = new Float64Array(p.workers.length);
     this.taskWorker = new Int32Array(engine.graph.taskCount).fill(-1);
+    this.phaseTransfers = new PhaseTransfers(engine);
   }
 
   grow(tasks: number): void {
@@ -73,12 +78,17 @@ export class RunStats implements EngineObserver {
     if (task >= this.taskWorker.length) this.grow(Math.max(task + 1, 2 * this.taskWorker.length));
     this.startedAt[worker] = now;
     this.taskWorker[task] = worker;
+    this.phaseTransfers.taskStarted(task);
   }
 
   taskFinished(task: number, worker: number, now: number): void {
     this.busy[worker]! += now - this.startedAt[worker]!;
     this.tasksRun[worker]!++;
     this.flopsRun[worker]! += this.engine.graph.taskFlops.data[task]!;
+  }
+
+  transferStarted(id: number): void {
+    this.phaseTransfers.transferStarted(id);
   }
 
   transferFinished(id: number): void {

@@ -4,6 +4,7 @@
 import { LocusError } from '../core/types.ts';
 import { choleskyGenerator } from './cholesky.ts';
 import { gemmGenerator } from './gemm.ts';
+import { jacobiGenerator } from './jacobi.ts';
 import { luGenerator } from './lu.ts';
 import { luppGenerator } from './lupp.ts';
 import { matmul2dGenerator } from './matmul2d.ts';
@@ -21,6 +22,7 @@ export const WORKLOADS: Record<string, WorkloadGenerator> = {
   lu: luGenerator,
   lupp: luppGenerator,
   stencil: stencilGenerator,
+  jacobi: jacobiGenerator,
   random: randomGenerator,
 };
 

@@ -29,6 +29,8 @@ export interface AppOptions extends RuntimeOptions {
   check?: boolean;
   /** Seed of the matrix generator (default 1). */
   dataSeed?: number;
+  /** Iterations of iterated applications (jacobi; default 10). */
+  iterations?: number;
   /**
    * Run on this runtime (its platform, mode and policies; left open) instead of creating one
    * from the options.

@@ -4,4 +4,5 @@ export const REAL_APPS = {
   lu: () => import('./lu.ts').then((m) => m.runLu),
   lupp: () => import('./lupp.ts').then((m) => m.runLupp),
   gemm: () => import('./gemm.ts').then((m) => m.runGemm),
+  jacobi: () => import('./jacobi.ts').then((m) => m.runJacobi),
 } as const;
