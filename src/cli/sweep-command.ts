@@ -4,8 +4,8 @@
  * the throughput and transfer plots (SVG and PNG), and print the summary. An interrupted sweep
  * (Ctrl-C, a failing run) keeps its finished runs in runs.csv; `--resume` skips them.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { LocusError } from '../core/types.ts';
@@ -242,6 +242,29 @@ export function resumeCommand(argv: readonly string[] = process.argv): string {
 }
 
 /**
+ * Creates `out` and its missing parents one level at a time. Not mkdirSync's recursive mode:
+ * on Node 20 it never returns for a path under /proc (`locus sweep --out /proc/x` hung).
+ */
+function makeOutputFolder(out: string): void {
+  const missing: string[] = [];
+  let dir = resolve(out);
+  while (!existsSync(dir)) {
+    missing.push(dir);
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error(`${dir} is not a folder`);
+    for (let i = missing.length - 1; i >= 0; i--) mkdirSync(missing[i]!);
+  } catch (e) {
+    throw new LocusError(
+      `cannot create the output folder ${out}: ${(e as Error).message}; pick another --out`,
+    );
+  }
+}
+
+/**
  * Runs the command. Bad input fails before the output folder is created (a LocusError reaches
  * main's handler: one line, exit code 2). Each run's row is appended to runs.csv as it ends;
  * Ctrl-C stops the sweep between two runs (exit code 130) and a failing run stops it too, and
@@ -250,11 +273,7 @@ export function resumeCommand(argv: readonly string[] = process.argv): string {
 export async function sweepCommand(o: SweepOptions): Promise<void> {
   const { spec, title, out } = sweepFromOptions(o);
   resolveSweep(spec); // bad input fails before the output folder is created
-  try {
-    mkdirSync(out, { recursive: true });
-  } catch (e) {
-    throw new LocusError(`cannot create the output folder ${out}: ${(e as Error).message}`);
-  }
+  makeOutputFolder(out);
   const runsFile = join(out, 'runs.csv');
   const done = o.resume ? readRunsCsv(runsFile) : [];
   const writer = new RunsCsvWriter(runsFile, done);
