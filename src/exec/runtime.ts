@@ -287,6 +287,10 @@ export class Runtime {
   private lowWater = 0;
   private readonly waiters: { upTo: number; resolve: () => void }[] = [];
   private readonly failures: TaskFailure[] = [];
+  /** Failures a wait() has reported. */
+  private readonly reported = new WeakSet<TaskFailure>();
+  /** The current engine must end before the next tasks (new policies or models). */
+  private retire = false;
   private cancelledSince = 0;
   private readonly callbackErrors: unknown[] = [];
   /** Handle -> the acquire task holding it (or waiting for it). */
@@ -561,11 +565,11 @@ export class Runtime {
       const e = this.callbackErrors.splice(0)[0];
       throw e instanceof Error ? e : new Error(String(e));
     }
-    const failed = this.failures.filter((f) => f.task < upTo && !(f as { reported?: boolean }).reported);
+    const failed = this.failures.filter((f) => f.task < upTo && !this.reported.has(f));
     const cancelled = this.cancelledSince;
     this.cancelledSince = 0;
     if (failed.length > 0) {
-      for (const f of failed) (f as { reported?: boolean }).reported = true;
+      for (const f of failed) this.reported.add(f);
       // Reported: tasks submitted from now on no longer inherit these failures.
       this.session?.engine.acknowledgeFailures(upTo);
       throw new TaskFailedError(failed, cancelled, report);
@@ -657,8 +661,6 @@ export class Runtime {
     this.options = { ...this.options, perfModels: mode };
     this.retire = true;
   }
-
-  private retire = false;
 
   /**
    * Waits for every task, writes every datum home and into the registered arrays, saves the

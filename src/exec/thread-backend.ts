@@ -277,10 +277,7 @@ export class ThreadBackend implements Backend {
     let delivered = 0;
     this.seen = Atomics.load(this.bell, BELL_COUNT);
     // Copies done at once complete first (they were issued by the previous event).
-    while (this.finishedCopies.length > 0) {
-      sink.transferFinished(this.finishedCopies.shift()!);
-      delivered++;
-    }
+    delivered += this.deliverCopies(sink);
     while (this.dead.length > 0) delivered += this.handleDead(this.dead.shift()!, sink);
     const nw = this.rings.length;
     for (let w = 0; w < nw; w++) {
@@ -294,10 +291,7 @@ export class ThreadBackend implements Backend {
         const error = status === Status.FAILED ? this.pool.threads[w]!.takeFailure(task) : undefined;
         sink.taskEnded(task, w, start, end, error);
         delivered++;
-        while (this.finishedCopies.length > 0) {
-          sink.transferFinished(this.finishedCopies.shift()!);
-          delivered++;
-        }
+        delivered += this.deliverCopies(sink);
       }
     }
     if (this.timerAt.length > 0) {
@@ -306,13 +300,19 @@ export class ThreadBackend implements Backend {
         this.timerAt.shift();
         sink.transferFinished(this.timerId.shift()!);
         delivered++;
-        while (this.finishedCopies.length > 0) {
-          sink.transferFinished(this.finishedCopies.shift()!);
-          delivered++;
-        }
+        delivered += this.deliverCopies(sink);
       }
     }
     return delivered;
+  }
+
+  /** Completes the copies done at once (issued by the events just delivered). */
+  private deliverCopies(sink: EventSink): number {
+    // A completion may issue more copies done at once: they are appended and delivered too.
+    let i = 0;
+    for (; i < this.finishedCopies.length; i++) sink.transferFinished(this.finishedCopies[i]!);
+    this.finishedCopies.length = 0;
+    return i;
   }
 
   /** Reads a completion's time (ms since the epoch, as two words) as seconds on our clock. */
