@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { runtimeVersion } from '../src/coherence/versions.ts';
 import { EVICTION_POLICIES } from '../src/evict/index.ts';
 import { createScheduler, SCHEDULERS } from '../src/sched/index.ts';
-import { runtimeVersion } from '../src/sched/runtime-versions.ts';
 import { buildGraph, graphSpecArb, machineArb, machinePlatform } from './helpers/random-graphs.ts';
 import { checkedRun } from './helpers/run.ts';
 

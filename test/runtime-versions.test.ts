@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { parseCoherence, runtimeVersion } from '../src/coherence/versions.ts';
 import { resolvePlatform } from '../src/platform/presets.ts';
 import { handleOwnerNodes, parseMapping } from '../src/sched/mapping.ts';
-import { parseCoherence, runtimeVersion } from '../src/sched/runtime-versions.ts';
 import { simulate } from '../src/sim/simulate.ts';
 import { generateWorkload } from '../src/workloads/index.ts';
 import { prefixGraph } from '../src/workloads/prefix.ts';

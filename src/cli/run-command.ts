@@ -1,6 +1,7 @@
 /** `locus run`: build a workload, simulate it on a platform under chosen policies, report. */
 import { writeFileSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
+import { parseCoherence, runtimeVersion } from '../coherence/versions.ts';
 import type { CoherenceOptions } from '../core/engine.ts';
 import type { TaskGraph } from '../core/graph.ts';
 import type { Platform } from '../core/platform.ts';
@@ -8,7 +9,6 @@ import { LocusError } from '../core/types.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parsePolicySpec } from '../report/policy-spec.ts';
 import { type BlockMapping, handleOwnerNodes, parseMapping } from '../sched/mapping.ts';
-import { parseCoherence, runtimeVersion } from '../sched/runtime-versions.ts';
 import { simulate } from '../sim/simulate.ts';
 import { parseIdlePolicy } from '../trace/energy.ts';
 import { generateWorkload } from '../workloads/index.ts';

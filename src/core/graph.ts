@@ -36,6 +36,12 @@ export interface HandleOptions {
    * owner-computes mappings of blocks to GPUs (seed 004).
    */
   block?: readonly [row: number, col: number];
+  /**
+   * The memory node holding the handle's permanent copy, where its write-backs go (its home;
+   * default: the platform's host memory). The cluster layer puts a handle's home on its
+   * owner process; out-of-core data would live on a disk node.
+   */
+  home?: number;
 }
 
 /** Options of a submitted task. */
@@ -76,6 +82,8 @@ export class TaskGraph {
   readonly handleDiscard = new IntList();
   /** Optional handle names (sparse). */
   readonly handleNames: (string | undefined)[] = [];
+  /** Home node of each handle (HandleOptions.home), -1 for the platform's host memory. */
+  readonly handleHome = new IntList();
   /** Block row of each handle (HandleOptions.block), -1 for none. */
   readonly handleBlockRow = new IntList();
   /** Block column of each handle, -1 for none. */
@@ -174,6 +182,7 @@ export class TaskGraph {
     }
     const id = this.handleSize.push(bytes);
     this.handleDiscard.push(options.discard ? 1 : 0);
+    this.handleHome.push(options.home ?? -1);
     this.handleBlockRow.push(options.block?.[0] ?? -1);
     this.handleBlockCol.push(options.block?.[1] ?? -1);
     if (options.name !== undefined) this.handleNames[id] = options.name;

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import type { RuntimeVersion } from '../../src/coherence/versions.ts';
 import {
   type CoherenceOptions,
   type Engine,
@@ -22,7 +23,6 @@ import { EVICTION_POLICIES } from '../../src/evict/index.ts';
 import { resolvePlatform } from '../../src/platform/presets.ts';
 import { createScheduler, SCHEDULERS } from '../../src/sched/index.ts';
 import { handleOwnerNodes, parseMapping } from '../../src/sched/mapping.ts';
-import type { RuntimeVersion } from '../../src/sched/runtime-versions.ts';
 import { generateWorkload } from '../../src/workloads/index.ts';
 import { prefixGraph } from '../../src/workloads/prefix.ts';
 import { testPlatform } from '../helpers/platforms.ts';

@@ -1,5 +1,5 @@
 /** The coherence conformance suite for cache-0: write-back with no alien cache line: aliens dropped after each task unless modified. */
-import { parseCoherence } from '../../src/sched/runtime-versions.ts';
+import { parseCoherence } from '../../src/coherence/versions.ts';
 import { runCoherenceConformance } from '../conformance/coherence.ts';
 
 runCoherenceConformance({

@@ -1,5 +1,5 @@
 /** The coherence conformance suite for v1: seed 004's version 1: write-through, every operand freed after each task. */
-import { runtimeVersion } from '../../src/sched/runtime-versions.ts';
+import { runtimeVersion } from '../../src/coherence/versions.ts';
 import { runCoherenceConformance } from '../conformance/coherence.ts';
 
 runCoherenceConformance({

@@ -1,5 +1,5 @@
 /** The coherence conformance suite for v3-cache-1: version 3 with one alien cache line per GPU. */
-import { runtimeVersion } from '../../src/sched/runtime-versions.ts';
+import { runtimeVersion } from '../../src/coherence/versions.ts';
 import { runCoherenceConformance } from '../conformance/coherence.ts';
 
 runCoherenceConformance({

@@ -1,5 +1,5 @@
 /** The coherence conformance suite for v3: seed 004's version 3: write-through, alien cache without a line limit. */
-import { runtimeVersion } from '../../src/sched/runtime-versions.ts';
+import { runtimeVersion } from '../../src/coherence/versions.ts';
 import { runCoherenceConformance } from '../conformance/coherence.ts';
 
 runCoherenceConformance({

@@ -1,5 +1,5 @@
 /** The coherence conformance suite for v4-cache-2: version 4 with two alien cache lines per GPU. */
-import { runtimeVersion } from '../../src/sched/runtime-versions.ts';
+import { runtimeVersion } from '../../src/coherence/versions.ts';
 import { runCoherenceConformance } from '../conformance/coherence.ts';
 
 runCoherenceConformance({

@@ -1,5 +1,5 @@
 /** The coherence conformance suite for v4: seed 004's version 4: write-back, alien cache without a line limit. */
-import { runtimeVersion } from '../../src/sched/runtime-versions.ts';
+import { runtimeVersion } from '../../src/coherence/versions.ts';
 import { runCoherenceConformance } from '../conformance/coherence.ts';
 
 runCoherenceConformance({

@@ -1,5 +1,5 @@
 /** The coherence conformance suite for write-through: write-through alone, operands kept. */
-import { parseCoherence } from '../../src/sched/runtime-versions.ts';
+import { parseCoherence } from '../../src/coherence/versions.ts';
 import { runCoherenceConformance } from '../conformance/coherence.ts';
 
 runCoherenceConformance({

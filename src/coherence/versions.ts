@@ -14,8 +14,9 @@
  * Seed 004's version 1 dispatches tasks to any GPU as they become ready; under `static` they
  * follow the mapping, which changes nothing to its counts (every operand moves every time).
  */
-import type { CoherenceOptions } from '../core/engine.ts';
+
 import { LocusError } from '../core/types.ts';
+import type { CoherenceOptions } from './options.ts';
 
 /** The runtime versions by name. */
 export const RUNTIME_VERSIONS = ['v1', 'v2', 'v3', 'v4'] as const;

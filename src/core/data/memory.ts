@@ -1,0 +1,125 @@
+/**
+ * The memory manager (StarPU's datawizard "memalloc"): per memory node, bytes used against
+ * capacity, allocation and release of replicas, pins, and eviction through the eviction
+ * policy. A replica pinned by a queued or running task or by a transfer is never taken; a
+ * modified victim, the only valid copy, is written back to its home first and its memory
+ * counted as being freed until that copy lands (`freeing`), so memory never exceeds capacity
+ * and no modified data is lost.
+ */
+
+import type { Engine } from '../engine.ts';
+import type { EvictionPolicy } from '../policy.ts';
+import { Cmd, TransferKind } from '../protocol.ts';
+import { F_EVICTING, F_WRITEBACK, type FreeReason, Replica, type ReplicaTable } from './replicas.ts';
+
+/** Capacity, allocation and eviction of every memory node. */
+export class MemoryManager {
+  /** Bytes allocated per node. */
+  readonly used: Float64Array;
+  /** Bytes of victims being written back (freed when their copy lands) per node. */
+  readonly freeing: Float64Array;
+  /** Capacity per node in bytes. */
+  readonly capacity: Float64Array;
+  private readonly e: Engine;
+  private readonly r: ReplicaTable;
+  private readonly eviction: EvictionPolicy;
+  private readonly nn: number;
+
+  constructor(engine: Engine) {
+    this.e = engine;
+    this.r = engine.replicas;
+    this.eviction = engine.eviction;
+    const nodes = engine.platform.nodes;
+    this.nn = nodes.length;
+    this.used = new Float64Array(this.nn);
+    this.freeing = new Float64Array(this.nn);
+    this.capacity = new Float64Array(nodes.map((n) => n.capacity));
+  }
+
+  /** Takes memory for `h` on `n` and gives the replica `state`. */
+  allocate(h: number, n: number, state: number): void {
+    const e = this.e;
+    const slot = h * this.nn + n;
+    this.r.alloc[slot] = 1;
+    this.r.state[slot] = state;
+    this.used[n]! += e.graph.handleSize.data[h]!;
+    this.eviction.added(h, n);
+    if (state === Replica.LOADING) e.scheduler.dataRequested?.(h, n);
+    const obs = e.observers;
+    for (let i = 0; i < obs.length; i++) obs[i]!.replicaAllocated?.(h, n, e.nowS);
+  }
+
+  /** Frees the replica of `h` on `n` (emits FREE). */
+  free(h: number, n: number, reason: FreeReason): void {
+    const e = this.e;
+    const slot = h * this.nn + n;
+    this.r.alloc[slot] = 0;
+    this.r.state[slot] = Replica.INVALID;
+    this.r.flags[slot] = 0;
+    this.used[n]! -= e.graph.handleSize.data[h]!;
+    this.eviction.removed(h, n);
+    e.emit(Cmd.FREE, h, n);
+    const obs = e.observers;
+    for (let i = 0; i < obs.length; i++) obs[i]!.replicaFreed?.(h, n, reason, e.nowS);
+    e.scheduler.dataRemoved?.(h, n, reason);
+    e.requests.markDirty(n);
+  }
+
+  /** Drops one pin of `slot`; an invalid replica off its home is freed once unpinned. */
+  unpin(slot: number, reason: FreeReason): void {
+    const r = this.r;
+    if (--r.pins[slot]! > 0) return;
+    const n = slot % this.nn;
+    const h = (slot - n) / this.nn;
+    if (n !== r.home[h] && r.alloc[slot] === 1 && r.state[slot] === Replica.INVALID) {
+      this.free(h, n, reason === 'discard' ? 'discard' : 'invalidate');
+    } else {
+      this.e.requests.markDirty(n);
+    }
+  }
+
+  /** True when the policy may take the replica of `h` on `n`: valid, unpinned, off home, no copy home in flight. */
+  isEvictable(h: number, n: number): boolean {
+    const r = this.r;
+    const slot = h * this.nn + n;
+    const s = r.state[slot]!;
+    return (
+      n !== r.home[h] &&
+      (s === Replica.SHARED || s === Replica.MODIFIED) &&
+      r.pins[slot] === 0 &&
+      (r.flags[slot]! & F_WRITEBACK) === 0
+    );
+  }
+
+  /**
+   * Evicts replicas of node n chosen by the eviction policy until `bytes` more fit. A
+   * modified victim is written back home first (its memory is freed when that completes).
+   * Returns true when the bytes fit now; false when they must wait.
+   */
+  makeSpace(n: number, bytes: number, allow?: (handle: number) => boolean): boolean {
+    const r = this.r;
+    const cap = this.capacity[n]!;
+    while (this.used[n]! - this.freeing[n]! + bytes > cap) {
+      const v = this.eviction.victim(n, allow);
+      if (v < 0) return false;
+      if (!this.isEvictable(v, n)) {
+        throw new Error(
+          `eviction policy ${this.eviction.name} chose ${v} on node ${n}, which is not evictable`,
+        );
+      }
+      const slot = v * this.nn + n;
+      const home = r.home[v]!;
+      if (r.state[v * this.nn + home] === Replica.ALLOCATED) {
+        // A ready task will overwrite the home copy (write-only access): the value is dead.
+        this.free(v, n, 'evict');
+      } else if (r.state[slot] === Replica.MODIFIED) {
+        r.flags[slot]! |= F_WRITEBACK | F_EVICTING;
+        this.freeing[n]! += this.e.graph.handleSize.data[v]!;
+        this.e.transfers.issue(v, n, home, TransferKind.WRITEBACK);
+      } else {
+        this.free(v, n, 'evict');
+      }
+    }
+    return this.used[n]! + bytes <= cap;
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * Transfers, routing and staging (StarPU's datawizard requests between nodes and
+ * "write_back"): each copy gets an id whose handle, source, destination, kind and version
+ * sit in flat tables the drivers read. A fetch picks the valid replica with the fastest
+ * modelled route; when no device can reach the destination directly (no peer-to-peer), the
+ * content is staged through the handle's home (a STAGE copy into the home replica, then a
+ * forward), as seed 001's chained requests do. A copy that lands after its handle was
+ * written again is stale: it is dropped, and refetched if a task still waits for it.
+ */
+
+import type { Engine } from '../engine.ts';
+import { IntList } from '../growable.ts';
+import { Cmd, TransferKind } from '../protocol.ts';
+import {
+  F_AGAIN,
+  F_DROP,
+  F_EVICTING,
+  F_WRITEBACK,
+  F_WRITING,
+  Replica,
+  type ReplicaTable,
+} from './replicas.ts';
+
+/** The transfer tables and the copy logic. */
+export class Transfers {
+  /** Handle of each transfer. */
+  readonly handle = new IntList(256);
+  /** Source node of each transfer. */
+  readonly src = new IntList(256);
+  /** Destination node of each transfer. */
+  readonly dst = new IntList(256);
+  /** Kind of each transfer (TransferKind). */
+  readonly kind = new IntList(256);
+  /** 1 when a task waits for the transfer: drivers serve these before prefetches. */
+  readonly urgent = new IntList(256);
+  /** Version of the handle the copy carries. */
+  private readonly version = new IntList(256);
+  /** Transfers issued and not finished. */
+  inFlight = 0;
+  private readonly e: Engine;
+  private readonly r: ReplicaTable;
+  private readonly nn: number;
+
+  constructor(engine: Engine) {
+    this.e = engine;
+    this.r = engine.replicas;
+    this.nn = engine.platform.nodes.length;
+  }
+
+  /** Transfer `id`, a prefetch so far, is now waited for by a task: URGENT. */
+  makeUrgent(id: number): void {
+    if (id >= 0 && this.urgent.data[id] === 0) {
+      this.urgent.data[id] = 1;
+      this.e.emit(Cmd.URGENT, id, 0);
+    }
+  }
+
+  /** Brings valid content of h into the LOADING replica on node dst. */
+  fetch(h: number, dst: number, kind: number): void {
+    const r = this.r;
+    const nn = this.nn;
+    const model = this.e.model;
+    const bytes = this.e.graph.handleSize.data[h]!;
+    let best = -1;
+    let bestTime = Number.POSITIVE_INFINITY;
+    let anyValid = -1;
+    for (let m = 0; m < nn; m++) {
+      if (m === dst) continue;
+      const s = r.state[h * nn + m]!;
+      if (s !== Replica.SHARED && s !== Replica.MODIFIED) continue;
+      anyValid = m;
+      const t = model.transferTime(m, dst, bytes);
+      if (t < bestTime) {
+        bestTime = t;
+        best = m;
+      }
+    }
+    if (best >= 0) {
+      this.issue(h, best, dst, kind);
+      return;
+    }
+    const home = r.home[h]!;
+    const homeSlot = h * nn + home;
+    if (r.state[homeSlot] !== Replica.LOADING) {
+      if (anyValid < 0) throw new Error(`no valid replica of handle ${h} anywhere`);
+      r.state[homeSlot] = Replica.LOADING;
+      this.e.scheduler.dataRequested?.(h, home);
+      r.flags[h * nn + anyValid]! |= F_WRITEBACK;
+      this.issue(h, anyValid, home, TransferKind.STAGE);
+    }
+    r.addWaiter(homeSlot, -(dst + 1));
+  }
+
+  /** Issues a copy of h from src to dst (emits TRANSFER); pins the source. */
+  issue(h: number, src: number, dst: number, kind: number): void {
+    const e = this.e;
+    const r = this.r;
+    const id = this.handle.push(h);
+    this.src.push(src);
+    this.dst.push(dst);
+    this.kind.push(kind);
+    this.urgent.push(kind === TransferKind.PREFETCH ? 0 : 1);
+    r.loading[h * this.nn + dst] = id;
+    this.version.push(r.version[h]!);
+    this.inFlight++;
+    r.pins[h * this.nn + src]!++;
+    if (dst === r.home[h] && r.state[h * this.nn + dst] !== Replica.LOADING) {
+      r.state[h * this.nn + dst] = Replica.LOADING;
+      e.scheduler.dataRequested?.(h, dst);
+    }
+    e.emit(Cmd.TRANSFER, id, 0);
+    const obs = e.observers;
+    for (let i = 0; i < obs.length; i++) obs[i]!.transferStarted?.(id, e.nowS);
+  }
+
+  /**
+   * Copy `id` landed: the destination becomes SHARED (a copy home also makes a modified
+   * source SHARED) and its waiters resume, or the content went stale in flight and is
+   * dropped or refetched; then the source's pending coherence actions (free after its
+   * write-back, write-through again, drop) run.
+   */
+  finished(id: number): void {
+    const e = this.e;
+    const r = this.r;
+    const mem = e.memory;
+    const h = this.handle.data[id]!;
+    const src = this.src.data[id]!;
+    const dst = this.dst.data[id]!;
+    const kind = this.kind.data[id]!;
+    const home = r.home[h]!;
+    const nn = this.nn;
+    const srcSlot = h * nn + src;
+    const dstSlot = h * nn + dst;
+    const current = this.version.data[id] === r.version[h];
+    this.inFlight--;
+    if (r.loading[dstSlot] === id) r.loading[dstSlot] = -1;
+    const obs = e.observers;
+    for (let i = 0; i < obs.length; i++) obs[i]!.transferFinished?.(id, e.nowS, current);
+    if (
+      kind === TransferKind.WRITEBACK ||
+      kind === TransferKind.FLUSH ||
+      kind === TransferKind.STAGE ||
+      kind === TransferKind.WRITETHROUGH
+    ) {
+      r.flags[srcSlot]! &= ~F_WRITEBACK;
+      if (kind === TransferKind.WRITEBACK) mem.freeing[src]! -= e.graph.handleSize.data[h]!;
+    }
+    const evicting = (r.flags[srcSlot]! & F_EVICTING) !== 0 && (r.flags[srcSlot]! & F_WRITEBACK) === 0;
+    if (evicting) r.flags[srcSlot]! &= ~F_EVICTING;
+    if (current) {
+      r.state[dstSlot] = Replica.SHARED;
+      // A modified source stays the owner (home is still stale) unless it was copied home.
+      if (dst === home && r.state[srcSlot] === Replica.MODIFIED) r.state[srcSlot] = Replica.SHARED;
+      e.scheduler.dataLoaded?.(h, dst);
+      mem.unpin(srcSlot, 'evict');
+      if (evicting && r.pins[srcSlot] === 0 && r.alloc[srcSlot] === 1) mem.free(h, src, 'evict');
+      this.wakeWaiters(h, dstSlot);
+    } else {
+      // The content went stale in flight (a writer started elsewhere meanwhile).
+      mem.unpin(srcSlot, 'evict');
+      if (r.state[dstSlot] !== Replica.LOADING) {
+        // A writer took the slot over meanwhile (a write-only access at home): leave it.
+      } else if (r.hasWaiters(dstSlot)) {
+        this.fetch(h, dst, TransferKind.FETCH); // someone needs the new version
+      } else if (dst === home) {
+        r.state[dstSlot] = Replica.INVALID;
+      } else {
+        mem.free(h, dst, 'invalidate');
+      }
+    }
+    if (
+      (r.flags[srcSlot]! & (F_WRITEBACK | F_WRITING)) === 0 &&
+      r.state[srcSlot] === Replica.MODIFIED &&
+      dst === home
+    ) {
+      // The only valid copy is still on src and no copy of it is on its way home.
+      if ((r.flags[srcSlot]! & F_AGAIN) !== 0 || (!current && e.flushing)) {
+        r.flags[srcSlot]! |= F_WRITEBACK;
+        this.issue(h, src, home, e.flushStarted ? TransferKind.FLUSH : TransferKind.WRITETHROUGH);
+      }
+    }
+    r.flags[srcSlot]! &= ~F_AGAIN;
+    if ((r.flags[srcSlot]! & F_DROP) !== 0 && (r.flags[srcSlot]! & F_WRITEBACK) === 0) {
+      r.flags[srcSlot]! &= ~F_DROP;
+      if (r.pins[srcSlot] === 0 && r.alloc[srcSlot] === 1) mem.free(h, src, 'evict');
+    }
+    e.requests.markDirty(src);
+    e.requests.markDirty(dst);
+  }
+
+  /** Content of h arrived in `slot`: resume the tasks and forward the copies that waited for it. */
+  private wakeWaiters(h: number, slot: number): void {
+    const r = this.r;
+    const home = r.home[h]!;
+    for (let e = r.takeWaiters(slot); e >= 0; ) {
+      const v = r.waiterValue(e);
+      e = r.nextWaiter(e);
+      if (v < 0) this.issue(h, home, -v - 1, TransferKind.FETCH);
+      else this.e.tasks.satisfied(v);
+    }
+  }
+
+  /** The run closes: writes every modified replica off its home back home (FLUSH). */
+  flushAll(knownHandles: number): void {
+    const r = this.r;
+    const g = this.e.graph;
+    const nn = this.nn;
+    for (let h = 0; h < knownHandles; h++) {
+      if (g.handleDiscard.data[h] === 1) continue;
+      const home = r.home[h]!;
+      for (let n = 0; n < nn; n++) {
+        if (n === home) continue;
+        const slot = h * nn + n;
+        if (r.state[slot] === Replica.MODIFIED && (r.flags[slot]! & F_WRITEBACK) === 0) {
+          r.flags[slot]! |= F_WRITEBACK;
+          this.issue(h, n, home, TransferKind.FLUSH);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * What observers of the engine hear (DESIGN.md: tracing, statistics, energy and the
+ * performance recorder are observers): task and transfer starts and ends, replica
+ * allocations and frees, failures, cancellations, table growth and the end of the run.
+ */
+import type { FreeReason } from './data/replicas.ts';
+
+/** Observes the engine (DESIGN.md: tracing is an observer). All methods are optional. */
+export interface EngineObserver {
+  /** `task` starts on `worker`. */
+  taskStarted?(task: number, worker: number, now: number): void;
+  /** `task` finished on `worker`. */
+  taskFinished?(task: number, worker: number, now: number): void;
+  /** Transfer `id` starts (read its details from the engine's transfer tables). */
+  transferStarted?(id: number, now: number): void;
+  /**
+   * Transfer `id` finished; `applied` is false when its content went stale in flight (a
+   * writer started meanwhile) and was dropped.
+   */
+  transferFinished?(id: number, now: number, applied: boolean): void;
+  /** A replica of `handle` was allocated on `node`. */
+  replicaAllocated?(handle: number, node: number, now: number): void;
+  /** The replica of `handle` on `node` was freed. */
+  replicaFreed?(handle: number, node: number, reason: FreeReason, now: number): void;
+  /** The run finished (all tasks done, all data home). */
+  runFinished?(now: number): void;
+  /**
+   * The engine's tables grew to hold `tasks` tasks and `handles` handles (capacities): size
+   * per-task and per-handle tables to them. Called before any task or handle beyond the old
+   * capacity is reported.
+   */
+  grow?(tasks: number, handles: number): void;
+  /** `task` failed on `worker` (after taskFinished, which every task that ran gets). */
+  taskFailed?(task: number, worker: number, now: number): void;
+  /** `task` will not run: a task it depends on failed or was cancelled. */
+  taskCancelled?(task: number, now: number): void;
+}
