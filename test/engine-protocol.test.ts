@@ -331,3 +331,68 @@ describe('engine protocol: events in, exact commands out', () => {
     assert.ok(e.taskCapacity >= 600);
   });
 });
+
+describe('engine protocol: a home node per handle', () => {
+  test('a handle homed on a GPU is fetched from there and flushed back there, not to host memory', () => {
+    const g = new TaskGraph();
+    const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
+    const h = g.addHandle(1000, { home: 2 }); // gpu1's memory
+    g.submit(c, [[h, RW]], { flops: 1e6 }); // on gpu0 (node 1)
+    const e = engineFor(g, testPlatform({ gpus: 2, gpuCapacity: 1e6, p2p: true }), () => 0);
+    e.start(0);
+    assert.equal(e.homeNode(h), 2);
+    assert.equal(e.memoryUsed(0), 0);
+    assert.equal(e.memoryUsed(2), 1000);
+    assert.deepEqual(take(e), ['transfer #0 h0 2->1 fetch']);
+    e.transferFinished(0, 1);
+    assert.deepEqual(take(e), ['run 0 on 0']);
+    e.taskFinished(0, 2);
+    assert.deepEqual(take(e), ['transfer #1 h0 1->2 flush']);
+    e.transferFinished(1, 3);
+    assert.deepEqual(take(e), ['finished']);
+  });
+
+  test("an eviction writes a modified replica back to its handle's home", () => {
+    const g = new TaskGraph();
+    const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
+    const a = g.addHandle(1000, { home: 2 });
+    const b = g.addHandle(1000);
+    g.submit(c, [[a, RW]], { flops: 1e6 });
+    g.submit(c, [[b, R]], { flops: 1e6 });
+    const e = engineFor(g, testPlatform({ gpus: 2, gpuCapacity: 1000, p2p: true }), () => 0);
+    e.start(0);
+    assert.deepEqual(take(e), ['transfer #0 h0 2->1 fetch']);
+    e.transferFinished(0, 1);
+    assert.deepEqual(take(e), ['run 0 on 0']);
+    e.taskFinished(0, 2);
+    assert.deepEqual(take(e), ['transfer #1 h0 1->2 writeback']);
+    e.transferFinished(1, 3);
+    assert.deepEqual(take(e), ['free h0 on 1', 'transfer #2 h1 0->1 fetch']);
+    e.transferFinished(2, 4);
+    assert.deepEqual(take(e), ['run 1 on 0']);
+    e.taskFinished(1, 5);
+    assert.deepEqual(take(e), ['finished']);
+  });
+
+  test('a home no node can reach, or that does not exist, is refused in one line', () => {
+    const g = new TaskGraph();
+    const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
+    g.addHandle(1000, { home: 2, name: 'x' });
+    g.submit(c, [[0, R]], { flops: 1e6 });
+    const e = engineFor(g, testPlatform({ gpus: 2, gpuCapacity: 1e6, p2p: false }), () => 0);
+    assert.throws(
+      () => e.start(0),
+      (err: Error) =>
+        err instanceof LocusError &&
+        /gpu0 has no route to and from node gpu1, a handle's home/.test(err.message),
+    );
+    const g2 = new TaskGraph();
+    g2.addCodelet({ name: 'k', kinds: ['gpu'] });
+    g2.addHandle(8, { home: 7, name: 'y' });
+    const e2 = engineFor(g2, testPlatform({ gpus: 1, gpuCapacity: 1e6 }), () => 0);
+    assert.throws(
+      () => e2.start(0),
+      (err: Error) => err instanceof LocusError && /data y: home node 7 does not exist/.test(err.message),
+    );
+  });
+});

@@ -28,7 +28,7 @@ import { fmtBytes } from './format-bytes.ts';
 import type { TaskGraph } from './graph.ts';
 import { IntList } from './growable.ts';
 import type { DurationModel } from './model.ts';
-import type { EngineObserver } from './observer.ts';
+import { type EngineObserver, ObserverHooks } from './observer.ts';
 import type { Platform } from './platform.ts';
 import { routeOf } from './platform.ts';
 import type { EvictionContext, EvictionPolicy, SchedContext, Scheduler } from './policy.ts';
@@ -98,6 +98,8 @@ export class Engine implements SchedContext, EvictionContext {
   readonly eviction: EvictionPolicy;
   /** Registered observers. */
   readonly observers: EngineObserver[] = [];
+  /** @internal The observers' hot hooks, bound (see ObserverHooks). */
+  readonly hooks = new ObserverHooks();
   /** Duration and transfer-time estimates. */
   readonly model: DurationModel;
 
@@ -192,6 +194,7 @@ export class Engine implements SchedContext, EvictionContext {
   /** Registers an observer. */
   observe(observer: EngineObserver): this {
     this.observers.push(observer);
+    this.hooks.add(observer);
     return this;
   }
 
@@ -415,9 +418,9 @@ export class Engine implements SchedContext, EvictionContext {
     const n = this.workers.node[w]!;
     tasks.markEnded(task, failed);
     releaseAccesses(this, task, n, true);
-    const obs = this.observers;
-    for (let i = 0; i < obs.length; i++) obs[i]!.taskFinished?.(task, w, now);
-    if (failed) for (let i = 0; i < obs.length; i++) obs[i]!.taskFailed?.(task, w, now);
+    const fin = this.hooks.taskFinished;
+    for (let i = 0; i < fin.length; i++) fin[i]!(task, w, now);
+    if (failed) for (let i = 0; i < this.observers.length; i++) this.observers[i]!.taskFailed?.(task, w, now);
     this.scheduler.taskFinished?.(task, w);
     if (this.coherence && n !== this.defaultHome) this.coherence.afterTask(this, task, n);
     tasks.releaseOrCancel(task, failed);

@@ -45,8 +45,8 @@ export class MemoryManager {
     this.used[n]! += e.graph.handleSize.data[h]!;
     this.eviction.added(h, n);
     if (state === Replica.LOADING) e.scheduler.dataRequested?.(h, n);
-    const obs = e.observers;
-    for (let i = 0; i < obs.length; i++) obs[i]!.replicaAllocated?.(h, n, e.nowS);
+    const hooks = e.hooks.replicaAllocated;
+    for (let i = 0; i < hooks.length; i++) hooks[i]!(h, n, e.nowS);
   }
 
   /** Frees the replica of `h` on `n` (emits FREE). */
@@ -59,10 +59,11 @@ export class MemoryManager {
     this.used[n]! -= e.graph.handleSize.data[h]!;
     this.eviction.removed(h, n);
     e.emit(Cmd.FREE, h, n);
-    const obs = e.observers;
-    for (let i = 0; i < obs.length; i++) obs[i]!.replicaFreed?.(h, n, reason, e.nowS);
+    const hooks = e.hooks.replicaFreed;
+    for (let i = 0; i < hooks.length; i++) hooks[i]!(h, n, reason, e.nowS);
     e.scheduler.dataRemoved?.(h, n, reason);
     e.requests.markDirty(n);
+    e.workers.replicaFreed(h, n);
   }
 
   /** Drops one pin of `slot`; an invalid replica off its home is freed once unpinned. */

@@ -109,8 +109,8 @@ export class Transfers {
       e.scheduler.dataRequested?.(h, dst);
     }
     e.emit(Cmd.TRANSFER, id, 0);
-    const obs = e.observers;
-    for (let i = 0; i < obs.length; i++) obs[i]!.transferStarted?.(id, e.nowS);
+    const hooks = e.hooks.transferStarted;
+    for (let i = 0; i < hooks.length; i++) hooks[i]!(id, e.nowS);
   }
 
   /**
@@ -134,8 +134,8 @@ export class Transfers {
     const current = this.version.data[id] === r.version[h];
     this.inFlight--;
     if (r.loading[dstSlot] === id) r.loading[dstSlot] = -1;
-    const obs = e.observers;
-    for (let i = 0; i < obs.length; i++) obs[i]!.transferFinished?.(id, e.nowS, current);
+    const hooks = e.hooks.transferFinished;
+    for (let i = 0; i < hooks.length; i++) hooks[i]!(id, e.nowS, current);
     if (
       kind === TransferKind.WRITEBACK ||
       kind === TransferKind.FLUSH ||

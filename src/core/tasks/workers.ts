@@ -46,6 +46,14 @@ export class WorkerPipelines {
   private readonly buffer: IntQueue[];
   /** Per replica slot: buffered tasks of that node that read the handle. */
   private bufNeed = new Int32Array(0);
+  /**
+   * Per node: 1 while some input of a buffered task there may be neither valid nor in flight
+   * (a prefetch failed or was not tried, or a replica one reads was freed), so fillBuffers
+   * must retry that node's buffers.
+   */
+  private readonly bufferStale: Uint8Array;
+  /** bufferStale as it stood when the current fillBuffers began (what is found stale during it counts next time). */
+  private readonly staleBefore: Uint8Array;
   /** Per node: the eviction filter of lookahead prefetches (bufferFilter). */
   private readonly bufferFilters: (((handle: number) => boolean) | undefined)[] = [];
   private readonly kindMask: Uint8Array;
@@ -81,6 +89,13 @@ export class WorkerPipelines {
     this.pipeLen = new Int32Array(nw);
     this.issued = new Int32Array(nw);
     this.issueAhead = options.issueAhead ?? false;
+    this.bufferStale = new Uint8Array(p.nodes.length);
+    this.staleBefore = new Uint8Array(p.nodes.length);
+  }
+
+  /** The replica of `h` on node `n` was freed: a buffered task there may have lost a prefetched input. */
+  replicaFreed(h: number, n: number): void {
+    if (this.bufNeed[h * this.e.replicas.nNodes + n]! > 0) this.bufferStale[n] = 1;
   }
 
   /** Sizes the per-slot table for `handleCap` handles. */
@@ -173,19 +188,34 @@ export class WorkerPipelines {
     return f;
   }
 
-  /** Tops up every worker's lookahead buffer and retries the prefetches it still lacks. */
+  /**
+   * Tops up every worker's lookahead buffer and retries the prefetches it still lacks (only
+   * where one failed, was not tried, or a replica of the node was freed since: a prefetch of
+   * a valid or loading replica does nothing).
+   */
   fillBuffers(): void {
     const e = this.e;
     const g = e.graph;
+    this.staleBefore.set(this.bufferStale);
+    this.bufferStale.fill(0);
     for (let w = 0; w < this.nw; w++) {
       const buffer = this.buffer[w]!;
       const n = this.node[w]!;
-      const allow = buffer.length > 0 ? this.bufferFilter(n) : undefined;
-      for (let i = 0; i < buffer.length && e.requests.pending(n) === 0; i++) {
-        const t = buffer.at(i);
-        for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
-          if (g.accessMode.data[a]! & AccessMode.R) e.prefetch(g.accessHandle.data[a]!, n, true, allow);
+      if (buffer.length > 0 && this.staleBefore[n] === 1) {
+        const allow = this.bufferFilter(n);
+        let complete = true;
+        for (let i = 0; i < buffer.length; i++) {
+          if (e.requests.pending(n) !== 0) {
+            complete = false;
+            break;
+          }
+          const t = buffer.at(i);
+          for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
+            if (g.accessMode.data[a]! & AccessMode.R && !e.prefetch(g.accessHandle.data[a]!, n, true, allow))
+              complete = false;
+          }
         }
+        if (!complete) this.bufferStale[n] = 1;
       }
       while (buffer.length < this.lookahead[w]!) {
         const t = e.scheduler.pop(w);
@@ -211,7 +241,11 @@ export class WorkerPipelines {
       if (g.accessMode.data[a]! & AccessMode.R) e.prefetch(g.accessHandle.data[a]!, n, true, allow);
     }
     for (let a = g.accessStart.data[task]!; a < g.accessStart.data[task + 1]!; a++) {
-      if (g.accessMode.data[a]! & AccessMode.R) this.bufNeed[g.accessHandle.data[a]! * nn + n]!++;
+      if (!(g.accessMode.data[a]! & AccessMode.R)) continue;
+      const h = g.accessHandle.data[a]!;
+      this.bufNeed[h * nn + n]!++;
+      // A prefetch failed, or a later one of this task evicted an earlier one: retry later.
+      if (!e.replicas.isValidOrLoading(h, n)) this.bufferStale[n] = 1;
     }
   }
 
@@ -271,8 +305,8 @@ export class WorkerPipelines {
     const e = this.e;
     e.tasks.state[task] = TaskState.RUNNING;
     e.emit(Cmd.RUN, task, w);
-    const obs = e.observers;
-    for (let i = 0; i < obs.length; i++) obs[i]!.taskStarted?.(task, w, e.nowS);
+    const hooks = e.hooks.taskStarted;
+    for (let i = 0; i < hooks.length; i++) hooks[i]!(task, w, e.nowS);
     applyWrites(e, task, this.node[w]!);
     e.scheduler.taskStarted?.(task, w);
   }
