@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { TransferKind } from '../src/core/engine.ts';
+import { TRANSFER_KIND_NAMES, TransferKind } from '../src/core/engine.ts';
 import { TaskGraph } from '../src/core/graph.ts';
 import type { SchedContext } from '../src/core/policy.ts';
 import { AccessMode, LocusError } from '../src/core/types.ts';
@@ -255,6 +255,24 @@ describe('engine: prefetch', () => {
     assert.ok(b.stats.evictions[1]! >= 1);
     assert.equal(a.stats.transfersByKind[TransferKind.PREFETCH], 2);
     assert.equal(b.stats.transfersByKind[TransferKind.PREFETCH], 3);
+  });
+});
+
+describe('engine: statistics by transfer kind', () => {
+  test('every kind has its counter, write-through included: 2 writers on a GPU, 2 copies home', () => {
+    const g = new TaskGraph();
+    const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
+    const a = g.addHandle(1000);
+    const b = g.addHandle(1000);
+    g.submit(c, [[a, AccessMode.RW]], { flops: 1e6 });
+    g.submit(c, [[b, AccessMode.RW]], { flops: 1e6 });
+    const platform = testPlatform({ gpus: 1, gpuCapacity: 1e6 });
+    const r = checkedRun(g, platform, { sched: new FixedScheduler(() => 0), coherence: { writeThrough: true } });
+    assert.deepEqual(r.checker.violations, []);
+    assert.equal(r.stats.transfersByKind.length, TRANSFER_KIND_NAMES.length);
+    assert.equal(r.stats.transfersByKind[TransferKind.FETCH], 2);
+    assert.equal(r.stats.transfersByKind[TransferKind.WRITETHROUGH], 2);
+    assert.equal(r.stats.transfersByKind[TransferKind.FLUSH], 0);
   });
 });
 

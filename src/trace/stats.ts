@@ -3,7 +3,7 @@
  * loads and evictions per node, busy time and task count per worker, and, for tasks with
  * phases (iterations), bytes moved per phase (PhaseTransfers).
  */
-import { type Engine, type EngineObserver, type FreeReason, TransferKind } from '../core/engine.ts';
+import { type Engine, type EngineObserver, type FreeReason, TRANSFER_KIND_NAMES, TransferKind } from '../core/engine.ts';
 import { growI32 } from '../core/growable.ts';
 import { routeOf } from '../core/platform.ts';
 import { PhaseTransfers } from './phase-bytes.ts';
@@ -39,7 +39,7 @@ export class RunStats implements EngineObserver {
   /** Bytes of scratch outputs discarded instead of written back. */
   discardedBytes = 0;
   /** Finished transfers by kind (see TransferKind). */
-  readonly transfersByKind = new Float64Array(5);
+  readonly transfersByKind = new Float64Array(TRANSFER_KIND_NAMES.length);
   /** Seconds each worker spent running tasks. */
   readonly busy: Float64Array;
   /** Tasks each worker ran. */

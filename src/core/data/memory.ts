@@ -10,7 +10,7 @@
 import type { Engine } from '../engine.ts';
 import type { EvictionPolicy } from '../policy.ts';
 import { Cmd, TransferKind } from '../protocol.ts';
-import { F_EVICTING, F_WRITEBACK, type FreeReason, Replica, type ReplicaTable } from './replicas.ts';
+import { F_DROP, F_EVICTING, F_WRITEBACK, type FreeReason, Replica, type ReplicaTable } from './replicas.ts';
 
 /** Capacity, allocation and eviction of every memory node. */
 export class MemoryManager {
@@ -74,6 +74,14 @@ export class MemoryManager {
     const h = (slot - n) / this.nn;
     if (n !== r.home[h] && r.alloc[slot] === 1 && r.state[slot] === Replica.INVALID) {
       this.free(h, n, reason === 'discard' ? 'discard' : 'invalidate');
+    } else if (
+      (r.flags[slot]! & (F_DROP | F_WRITEBACK)) === F_DROP &&
+      n !== r.home[h] &&
+      r.alloc[slot] === 1 &&
+      r.state[slot] !== Replica.MODIFIED
+    ) {
+      // Dropped after its task by a coherence policy; the copies that read it are done.
+      this.free(h, n, 'evict');
     } else {
       this.e.requests.markDirty(n);
     }

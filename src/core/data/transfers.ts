@@ -160,6 +160,8 @@ export class Transfers {
       mem.unpin(srcSlot, 'evict');
       if (r.state[dstSlot] !== Replica.LOADING) {
         // A writer took the slot over meanwhile (a write-only access at home): leave it.
+      } else if (r.loading[dstSlot]! >= 0) {
+        // A newer copy fills the slot already: its arrival wakes whoever waits.
       } else if (r.hasWaiters(dstSlot)) {
         this.fetch(h, dst, TransferKind.FETCH); // someone needs the new version
       } else if (dst === home) {
@@ -171,7 +173,8 @@ export class Transfers {
     if (
       (r.flags[srcSlot]! & (F_WRITEBACK | F_WRITING)) === 0 &&
       r.state[srcSlot] === Replica.MODIFIED &&
-      dst === home
+      dst === home &&
+      !this.currentCopyInFlight(h, dstSlot)
     ) {
       // The only valid copy is still on src and no copy of it is on its way home.
       if ((r.flags[srcSlot]! & F_AGAIN) !== 0 || (!current && e.flushing)) {
@@ -180,12 +183,24 @@ export class Transfers {
       }
     }
     r.flags[srcSlot]! &= ~F_AGAIN;
-    if ((r.flags[srcSlot]! & F_DROP) !== 0 && (r.flags[srcSlot]! & F_WRITEBACK) === 0) {
-      r.flags[srcSlot]! &= ~F_DROP;
-      if (r.pins[srcSlot] === 0 && r.alloc[srcSlot] === 1) mem.free(h, src, 'evict');
+    // Dropped after its task (coherence) once its copy home landed; a replica still pinned
+    // (another copy reads it) is freed when its last pin goes (MemoryManager.unpin).
+    if (
+      (r.flags[srcSlot]! & (F_DROP | F_WRITEBACK)) === F_DROP &&
+      r.pins[srcSlot] === 0 &&
+      r.alloc[srcSlot] === 1 &&
+      r.state[srcSlot] !== Replica.MODIFIED
+    ) {
+      mem.free(h, src, 'evict');
     }
     e.requests.markDirty(src);
     e.requests.markDirty(dst);
+  }
+
+  /** True when a copy carrying `h`'s current version is on its way into `slot`. */
+  private currentCopyInFlight(h: number, slot: number): boolean {
+    const id = this.r.loading[slot]!;
+    return id >= 0 && this.version.data[id] === this.r.version[h];
   }
 
   /** Content of h arrived in `slot`: resume the tasks and forward the copies that waited for it. */
