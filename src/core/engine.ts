@@ -18,12 +18,13 @@
  * - src/coherence/: seed 004's coherence policies and runtime versions.
  */
 import { CoherencePolicies } from '../coherence/after-task.ts';
-import { type CoherenceOptions, coherenceActive } from '../coherence/options.ts';
+import { coherenceActive } from '../coherence/options.ts';
 import { MemoryManager } from './data/memory.ts';
 import { releaseAccesses } from './data/msi.ts';
 import { Replica, ReplicaTable } from './data/replicas.ts';
 import { RequestQueues } from './data/requests.ts';
 import { Transfers } from './data/transfers.ts';
+import type { EngineOptions } from './engine-options.ts';
 import { fmtBytes } from './format-bytes.ts';
 import type { TaskGraph } from './graph.ts';
 import { IntList } from './growable.ts';
@@ -40,53 +41,9 @@ import { LocusError } from './types.ts';
 
 export type { CoherenceOptions } from '../coherence/options.ts';
 export { type FreeReason, Replica } from './data/replicas.ts';
+export type { EngineOptions } from './engine-options.ts';
 export type { EngineObserver } from './observer.ts';
 export { Cmd, TRANSFER_KIND_NAMES, TransferKind } from './protocol.ts';
-
-/** Engine construction options. */
-export interface EngineOptions {
-  /** The task graph; every task in it at start() is run. */
-  graph: TaskGraph;
-  /** The machine. */
-  platform: Platform;
-  /** The scheduling policy. */
-  scheduler: Scheduler;
-  /** The eviction policy (a scheduler's own policy, if it provides one, takes precedence). */
-  eviction: EvictionPolicy;
-  /** Duration estimates for schedulers. */
-  model: DurationModel;
-  /** Seed of the run's random source. */
-  seed?: number;
-  /** Tasks a GPU worker holds at once, running one included (default 2). */
-  gpuPipeline?: number;
-  /** Tasks a CPU worker holds at once (default 1). */
-  cpuPipeline?: number;
-  /**
-   * Tasks a GPU worker pops ahead of its pipeline (default 4): their inputs are prefetched
-   * (not pinned, so an eviction may take them back), like the task buffer of StarPU's
-   * schedulers (seed 000's taskBuffer_k is this buffer plus the pipeline). Four tasks of
-   * seed 000's matrix product (4 x 0.56 ms) cover the load of one 14 MiB block on a shared
-   * bus (about 2.4 ms), which a pipeline of 2 alone does not.
-   */
-  gpuLookahead?: number;
-  /**
-   * Emit RUN for every task at the front of a worker's pipeline whose inputs are in place, not
-   * only for the oldest one (default false). For drivers whose workers queue the tasks they
-   * are given and run them in order (the real driver): several tasks in flight per worker hide
-   * the round trip between the engine and the worker. A worker's tasks must finish in the
-   * order their RUN commands were emitted.
-   */
-  issueAhead?: boolean;
-  /**
-   * Calibration mode: schedulers learn through SchedContext.needsCalibration which tasks the
-   * model has not measured enough (StarPU_CALIBRATE).
-   */
-  calibrate?: boolean;
-  /** Coherence policies of seed 004's runtimes (default: write-back, replicas kept). */
-  coherence?: CoherenceOptions;
-  /** Write every modified replica home at the end (default true; false for --stop-after). */
-  flushAtEnd?: boolean;
-}
 
 /** The engine: events in, commands out. */
 export class Engine implements SchedContext, EvictionContext {

@@ -1,0 +1,51 @@
+/** What the engine is built from: the graph, the machine, the policies and the pipeline sizes. */
+import type { CoherenceOptions } from '../coherence/options.ts';
+import type { TaskGraph } from './graph.ts';
+import type { DurationModel } from './model.ts';
+import type { Platform } from './platform.ts';
+import type { EvictionPolicy, Scheduler } from './policy.ts';
+
+/** Engine construction options. */
+export interface EngineOptions {
+  /** The task graph; every task in it at start() is run. */
+  graph: TaskGraph;
+  /** The machine. */
+  platform: Platform;
+  /** The scheduling policy. */
+  scheduler: Scheduler;
+  /** The eviction policy (a scheduler's own policy, if it provides one, takes precedence). */
+  eviction: EvictionPolicy;
+  /** Duration estimates for schedulers. */
+  model: DurationModel;
+  /** Seed of the run's random source. */
+  seed?: number;
+  /** Tasks a GPU worker holds at once, running one included (default 2). */
+  gpuPipeline?: number;
+  /** Tasks a CPU worker holds at once (default 1). */
+  cpuPipeline?: number;
+  /**
+   * Tasks a GPU worker pops ahead of its pipeline (default 4): their inputs are prefetched
+   * (not pinned, so an eviction may take them back), like the task buffer of StarPU's
+   * schedulers (seed 000's taskBuffer_k is this buffer plus the pipeline). Four tasks of
+   * seed 000's matrix product (4 x 0.56 ms) cover the load of one 14 MiB block on a shared
+   * bus (about 2.4 ms), which a pipeline of 2 alone does not.
+   */
+  gpuLookahead?: number;
+  /**
+   * Emit RUN for every task at the front of a worker's pipeline whose inputs are in place, not
+   * only for the oldest one (default false). For drivers whose workers queue the tasks they
+   * are given and run them in order (the real driver): several tasks in flight per worker hide
+   * the round trip between the engine and the worker. A worker's tasks must finish in the
+   * order their RUN commands were emitted.
+   */
+  issueAhead?: boolean;
+  /**
+   * Calibration mode: schedulers learn through SchedContext.needsCalibration which tasks the
+   * model has not measured enough (StarPU_CALIBRATE).
+   */
+  calibrate?: boolean;
+  /** Coherence policies of seed 004's runtimes (default: write-back, replicas kept). */
+  coherence?: CoherenceOptions;
+  /** Write every modified replica home at the end (default true; false for --stop-after). */
+  flushAtEnd?: boolean;
+}
