@@ -13,8 +13,11 @@ import type { Platform } from '../../src/core/platform.ts';
 import type { SchedContext } from '../../src/core/policy.ts';
 import { AccessMode } from '../../src/core/types.ts';
 import { LufEviction } from '../../src/evict/luf.ts';
+import { resolvePlatform } from '../../src/platform/presets.ts';
 import { DartsScheduler } from '../../src/sched/darts/darts.ts';
 import { TaskData } from '../../src/sched/darts/task-data.ts';
+import type { SchedulerOptions } from '../../src/sched/options.ts';
+import { simulate } from '../../src/sim/simulate.ts';
 import { generateWorkload } from '../../src/workloads/index.ts';
 import { oracleRun } from '../conformance/harness.ts';
 import { testPlatform } from '../helpers/platforms.ts';
@@ -264,6 +267,43 @@ describe('darts: dynamic submission (seed 000 section 4.3)', () => {
       assert.equal(r.placement.order.length, wl.graph.taskCount);
       assert.equal(scheduler.dynamicVariant, true);
       assert.ok(r.stats.totalEvictions > 0, `window ${window}: no eviction`);
+    }
+  });
+
+  test('a window that holds back no ready task gives the whole-graph run exactly (every option)', () => {
+    // Cholesky 10 x 10 tiles of 960 (220 tasks) on two V100 of 40 MiB (8 tiles each), no
+    // priorities (both tie orders agree): with windows of 60 and 100 tasks the application
+    // thread keeps ahead of the ready tasks, so the runs must match the whole-graph run in
+    // every count, through dozens of submissions and LUF's evictions.
+    const platform = resolvePlatform('v100x2', { gpuMem: 40 * 2 ** 20 });
+    const counts = (o: SchedulerOptions, window?: number) => {
+      const batches = { n: 0 };
+      const scheduler = new (class extends DartsScheduler {
+        override submitted(from: number, to: number): void {
+          if (to > from) batches.n++;
+          super.submitted(from, to);
+        }
+      })(o);
+      const { graph } = generateWorkload('cholesky', { tiles: 10, tileSize: 960 });
+      const { report: r } = simulate({
+        graph,
+        platform,
+        scheduler,
+        eviction: new LufEviction(),
+        submitWindow: window,
+      });
+      const figures = [r.makespanS, r.bytesToDevices, r.bytesFromDevices, r.loads, r.evictions, r.writebacks];
+      return { figures, batches: batches.n, evictions: r.evictions };
+    };
+    for (const o of [{}, { dartsThreshold: 2 }, { darts3inputs: true }, { dartsOpti: true }]) {
+      const whole = counts(o);
+      assert.equal(whole.batches, 1);
+      assert.ok(whole.evictions > 100, `${JSON.stringify(o)}: ${whole.evictions} evictions`);
+      for (const window of [60, 100]) {
+        const w = counts(o, window);
+        assert.ok(w.batches >= 10, `${JSON.stringify(o)} window ${window}: ${w.batches} submissions`);
+        assert.deepEqual(w.figures, whole.figures, `${JSON.stringify(o)} window ${window}`);
+      }
     }
   });
 });
