@@ -13,6 +13,7 @@ import type { Platform } from '../../src/core/platform.ts';
 import type { SchedContext } from '../../src/core/policy.ts';
 import { AccessMode } from '../../src/core/types.ts';
 import { LufEviction } from '../../src/evict/luf.ts';
+import { Runtime } from '../../src/exec/runtime.ts';
 import { resolvePlatform } from '../../src/platform/presets.ts';
 import { DartsScheduler } from '../../src/sched/darts/darts.ts';
 import { TaskData } from '../../src/sched/darts/task-data.ts';
@@ -23,6 +24,7 @@ import { oracleRun } from '../conformance/harness.ts';
 import { testPlatform } from '../helpers/platforms.ts';
 
 const { R, RW } = AccessMode;
+const KERNELS = new URL('../helpers/kernels.ts', import.meta.url);
 
 /** A scheduler context over `g` where every task runs anywhere and nothing is on a GPU yet. */
 function contextFor(g: TaskGraph, platform: Platform): SchedContext {
@@ -304,6 +306,41 @@ describe('darts: dynamic submission (seed 000 section 4.3)', () => {
         assert.ok(w.batches >= 10, `${JSON.stringify(o)} window ${window}: ${w.batches} submissions`);
         assert.deepEqual(w.figures, whole.figures, `${JSON.stringify(o)} window ${window}`);
       }
+    }
+  });
+
+  test('the library: rounds of submit-a-few-then-await-one under darts+luf, values right', {
+    timeout: 120_000,
+  }, async () => {
+    // Two devices holding 3 of the 8 arrays each: DARTS plans each submission's tasks, LUF
+    // evicts; every increment lands once.
+    const rt = await Runtime.create({
+      cpus: 0,
+      gpus: 2,
+      gpuMemory: 3 * 64 * 8,
+      scheduler: 'darts',
+      eviction: 'luf',
+    });
+    try {
+      const inc = rt.codelet({ name: 'inc', kernel: { module: KERNELS, export: 'inc' }, kinds: ['gpu'] });
+      const arrays = Array.from({ length: 8 }, () => new Float64Array(64));
+      const xs = arrays.map((arr, i) => rt.data(arr, { name: `x${i}` }));
+      const expect = new Float64Array(8);
+      for (let round = 0; round < 300; round++) {
+        const tasks = [];
+        for (let k = 0; k < 3; k++) {
+          const i = (round * 5 + k * 3) % 8;
+          tasks.push(rt.submit(inc, [[xs[i]!, 'RW']]));
+          expect[i]!++;
+        }
+        await tasks[round % 3]!.done;
+      }
+      const report = await rt.wait();
+      assert.ok(report.evictions > 0, `${report.evictions} evictions`);
+      await rt.sync();
+      for (let i = 0; i < 8; i++) assert.equal(arrays[i]![0], expect[i], `x${i}`);
+    } finally {
+      await rt.close();
     }
   });
 });
