@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { CommandCache } from './docs/exec.ts';
 import { parseMarkers } from './docs/markers.ts';
 import { type BlockFailure, type RenderOptions, renderPage, selected } from './docs/render.ts';
+import { ensureSections } from './docs/sections.ts';
 
 /** The repository root. */
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -91,6 +92,7 @@ function parseArgs(argv: string[]): Args {
 /** Regenerates the pages; returns the failures. */
 export async function regenerate(args: Args): Promise<BlockFailure[]> {
   const files = args.files.length > 0 ? args.files : docFiles();
+  if (!args.list) ensureSections(ROOT, files);
   const tmp = mkdtempSync(join(tmpdir(), 'locus-docs-'));
   const started = Date.now();
   const failures: BlockFailure[] = [];

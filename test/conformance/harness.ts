@@ -154,6 +154,8 @@ export interface ConformanceRun {
   gpuLookahead?: number;
   coherence?: CoherenceOptions;
   flushAtEnd?: boolean;
+  /** Submit progressively, at most this many tasks submitted and not ended (default: all at once). */
+  submitWindow?: number;
   /** Extra observers, built once the engine exists (they may query its replica states). */
   observers?: EngineObserver[] | ((engine: Engine) => EngineObserver[]);
 }
@@ -175,6 +177,7 @@ export function oracleRun(label: string, graph: TaskGraph, platform: Platform, o
     gpuLookahead: o.gpuLookahead,
     coherence: o.coherence,
     flushAtEnd: o.flushAtEnd,
+    submitWindow: o.submitWindow,
   });
   const checker = new InvariantChecker(sim.engine);
   const stats = new RunStats(sim.engine);

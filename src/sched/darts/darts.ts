@@ -1,20 +1,34 @@
 /**
- * DARTS, Data-Aware Reactive Task Scheduling (seed 000, section 3.2, Algorithm 2), in its
- * dynamic-submission variant (section 4.3): when GPU k asks for work and its plannedTasks_k
+ * DARTS, Data-Aware Reactive Task Scheduling (seed 000, section 3.2, Algorithm 2), with the
+ * dynamic-submission variant of section 4.3: when GPU k asks for work and its plannedTasks_k
  * is empty, pick the datum D of dataNotInMem_k whose loading makes the most tasks "free" (all
  * their inputs in k's memory), plan all of those tasks on k, and hand them out one by one.
- * Ties: most unprocessed tasks using D, then highest task priority (bottom level), then the
- * run's seeded random generator. When no datum frees a task, a random unallocated task is
- * taken. All GPUs share one pool of unallocated tasks. Tasks whose inputs are all already in
- * k's memory are planned first (they need no load). While other GPUs are idle (nothing
- * planned, nothing popped), a decision plans at most k's share of the pool, ceil(pool / (1 +
- * idle GPUs)): otherwise a datum read by every task would free them all on the first GPU to
- * ask and leave the others idle.
+ * When no datum frees a task, a random unallocated task is taken. All GPUs share one pool of
+ * unallocated tasks: the tasks pushed (ready) and not planned or handed out. Tasks whose
+ * inputs are all already in k's memory are planned first (they need no load). While other
+ * GPUs are idle (nothing planned, nothing popped), a decision plans at most k's share of the
+ * pool, ceil(pool / (1 + idle GPUs)): otherwise a datum read by every task would free them all
+ * on the first GPU to ask and leave the others idle.
+ *
+ * Ties among the data freeing the most tasks (D_opt's candidates):
+ * - whole graph submitted before the run (the default, seed 000's Fig. 2 and Fig. 3 as Locus
+ *   reproduces them): section 3.2's order, most unprocessed (pool) tasks reading D, then the
+ *   highest priority among them, then the run's seeded random generator;
+ * - tasks submitted while the engine runs (`--submit-window`, the library's submit between
+ *   waits): section 4.3's variant, where the maximum priority (bottom level) of the pool tasks
+ *   reading D is "used as a tiebreak after the number of free tasks": priority first, then
+ *   the unprocessed count, then the random draw. The variant applies from the first
+ *   submission that shows tasks arriving while the engine runs (a first batch smaller than
+ *   the graph, or any later batch), and stays on. Whole-graph runs keep section 3.2's order
+ *   so that their figures do not change; without priorities both orders are the same.
+ * As section 4.3 asks, dataNotInMem_k follows new data: a datum joins k's candidates as soon
+ * as a submitted task that reads it reaches the pool (buckets.ts), and new tasks join the
+ * reader lists the counts are kept over (task-data.ts).
  *
  * Options (StarPU's documented DARTS variants): `dartsThreshold` caps the candidates examined
- * per decision; `darts3inputs` adds, after the free-task count, the number of tasks one datum
- * away from free; `dartsOpti` chooses instead the datum with the smallest ratio of its
- * transfer time to the compute time it frees.
+ * per decision; `darts3inputs` adds, after the free-task count (after the priority in the
+ * section 4.3 order), the number of tasks one datum away from free; `dartsOpti` chooses
+ * instead the datum with the smallest ratio of its transfer time to the compute time it frees.
  *
  * Incremental state, so a decision never rescans all data and all tasks: per GPU k and pool
  * task T, missing_k(T) = inputs of T not in k's memory; per datum D, free_k(D) = pool tasks
@@ -24,13 +38,20 @@
  * A decision costs O(candidates in the best bucket) (capped by dartsThreshold), plus, with
  * priorities or darts3inputs, O(tasks reading each candidate); planning the freed tasks costs
  * O(tasks reading D_opt). Over a run of matmul2d this is O(N) per refill that plans about N
- * tasks: amortized O(1) per task.
+ * tasks: amortized O(1) per task. A submission costs O(GPUs x inputs) per new task and datum.
+ *
+ * Over 500 lines on purpose: the decisions and the incremental counts read and write the
+ * same flat tables on the hot path; the reader lists (task-data.ts), the buckets
+ * (buckets.ts) and the sets (indexed-set.ts) are apart.
  */
+import { growF64, growI32, growU8 } from '../../core/growable.ts';
 import type { SchedContext, Scheduler } from '../../core/policy.ts';
 import { AccessMode } from '../../core/types.ts';
 import type { SchedulerOptions } from '../options.ts';
 import { PlanIndex, type PlanView } from '../plan-index.ts';
+import { DataBuckets } from './buckets.ts';
 import { IndexedSet } from './indexed-set.ts';
+import { TaskData } from './task-data.ts';
 
 const NOT_READY = -2;
 const IN_POOL = -1;
@@ -39,51 +60,48 @@ const TAKEN = -3;
 /** The DARTS scheduler; `luf` eviction reads its planned tasks (see src/evict/luf.ts). */
 export class DartsScheduler implements Scheduler {
   readonly name: string;
+  /** Takes tasks and data submitted while the engine runs (seed 000 section 4.3). */
+  readonly dynamic = true;
   private ctx!: SchedContext;
   private readonly threshold: number;
   private readonly threeInputs: boolean;
   private readonly opti: boolean;
 
-  // Static structure: inputs of each task and tasks reading each datum (CSR).
-  private inStart!: Int32Array;
-  private inHandle!: Int32Array;
-  private readersStart!: Int32Array;
-  private readers!: Int32Array;
+  // Inputs of each task and tasks reading each datum, growing with submissions.
+  private data!: TaskData;
   private hasPriorities = false;
+  private firstPriority = 0;
+  private sawTasks = false;
+  /** Section 4.3's tie order (priority right after the free count) is in force. */
+  private priorityFirst = false;
 
   // GPU workers DARTS plans for, k = 0..K-1, and the worker -> k map (-1 for others).
   private gpuWorkers: number[] = [];
+  private gpuNode: number[] = [];
   private kOf!: Int32Array;
   private K = 0;
-  private H = 0;
-  private T = 0;
 
   // Task placement: NOT_READY, IN_POOL, TAKEN or the k it is planned on.
-  private where!: Int32Array;
+  private where!: Int32Array<ArrayBuffer>;
   private pool!: IndexedSet;
-  private unprocessed!: Int32Array;
+  private unprocessed!: Int32Array<ArrayBuffer>;
 
-  // Per GPU k (flattened k * H + D or k * T + t).
-  private loaded!: Uint8Array;
-  private missing!: Int32Array;
-  private freeCount!: Int32Array;
+  // Per GPU k, flattened D * K + k or t * K + k (so that the tables grow at the end).
+  private loaded!: Uint8Array<ArrayBuffer>;
+  private missing!: Int32Array<ArrayBuffer>;
+  private freeCount!: Int32Array<ArrayBuffer>;
   private freeTasks: IndexedSet[] = [];
   private planned: number[][] = [];
   private plannedHead!: Int32Array;
-  private plannedUses!: Int32Array;
+  private plannedUses!: Int32Array<ArrayBuffer>;
   private plannedCount!: Int32Array;
   // The planned lists in plannedTasks' order (key: the planning count), for eviction policies.
   private index: PlanIndex | undefined;
   private plannedAt = new Float64Array(0);
   private plans = 0;
 
-  // Buckets of data by free count, per k: doubly linked lists over D.
-  private bucketHead!: Int32Array;
-  private bucketNext!: Int32Array;
-  private bucketPrev!: Int32Array;
-  private bucketOf!: Int32Array;
-  private maxBucket!: Int32Array;
-  private B = 0;
+  // Data by free count, per k (dataNotInMem_k's candidates).
+  private buckets!: DataBuckets;
 
   /** Creates DARTS with the given variant options. */
   constructor(options: SchedulerOptions = {}, name = 'darts') {
@@ -94,75 +112,83 @@ export class DartsScheduler implements Scheduler {
   }
 
   init(ctx: SchedContext): void {
+    // init may run again on a reused instance: start afresh.
     this.ctx = ctx;
-    const g = ctx.graph;
     const p = ctx.platform;
-    this.T = g.taskCount;
-    this.H = g.handleCount;
-    // Inputs: accesses that read (R or RW).
-    this.inStart = new Int32Array(this.T + 1);
-    const handles: number[] = [];
-    const degree = new Int32Array(this.H);
-    for (let t = 0; t < this.T; t++) {
-      this.inStart[t] = handles.length;
-      for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
-        if (g.accessMode.data[a]! & AccessMode.R) {
-          const h = g.accessHandle.data[a]!;
-          handles.push(h);
-          degree[h]!++;
-        }
-      }
-      if (g.taskPriority.data[t] !== g.taskPriority.data[0]) this.hasPriorities = true;
-    }
-    this.inStart[this.T] = handles.length;
-    this.inHandle = Int32Array.from(handles);
-    this.readersStart = new Int32Array(this.H + 1);
-    let maxDegree = 0;
-    for (let h = 0; h < this.H; h++) {
-      this.readersStart[h + 1] = this.readersStart[h]! + degree[h]!;
-      if (degree[h]! > maxDegree) maxDegree = degree[h]!;
-    }
-    this.readers = new Int32Array(handles.length);
-    const fill = this.readersStart.slice(0, this.H);
-    for (let t = 0; t < this.T; t++) {
-      for (let i = this.inStart[t]!; i < this.inStart[t + 1]!; i++)
-        this.readers[fill[this.inHandle[i]!]!++] = t;
-    }
-    // The GPUs (init may run again on a reused instance: start afresh).
+    const T = ctx.taskCapacity;
+    const H = ctx.handleCapacity;
+    this.data = new TaskData(T, H);
+    this.hasPriorities = false;
+    this.sawTasks = false;
+    this.priorityFirst = false;
     this.gpuWorkers = [];
+    this.gpuNode = [];
     this.kOf = new Int32Array(p.workers.length).fill(-1);
     p.workers.forEach((w, i) => {
       if (w.kind === 'gpu') {
         this.kOf[i] = this.gpuWorkers.length;
         this.gpuWorkers.push(i);
+        this.gpuNode.push(w.node);
       }
     });
     this.K = this.gpuWorkers.length;
     const K = this.K;
-    this.where = new Int32Array(this.T).fill(NOT_READY);
-    this.pool = new IndexedSet(this.T);
-    this.unprocessed = new Int32Array(this.H);
-    this.loaded = new Uint8Array(K * this.H);
-    this.missing = new Int32Array(K * this.T);
-    this.freeCount = new Int32Array(K * this.H);
-    this.freeTasks = Array.from({ length: K }, () => new IndexedSet(this.T));
+    this.where = new Int32Array(T).fill(NOT_READY);
+    this.pool = new IndexedSet(T);
+    this.unprocessed = new Int32Array(H);
+    this.loaded = new Uint8Array(K * H);
+    this.missing = new Int32Array(K * T);
+    this.freeCount = new Int32Array(K * H);
+    this.freeTasks = Array.from({ length: K }, () => new IndexedSet(T));
     this.planned = Array.from({ length: K }, () => []);
     this.plannedHead = new Int32Array(K);
-    this.plannedUses = new Int32Array(K * this.H);
+    this.plannedUses = new Int32Array(K * H);
     this.plannedCount = new Int32Array(K);
     this.index = undefined;
-    this.plannedAt = new Float64Array(this.T);
+    this.plannedAt = new Float64Array(T);
     this.plans = 0;
-    this.B = maxDegree + 1;
-    this.bucketHead = new Int32Array(K * this.B).fill(-1);
-    this.bucketNext = new Int32Array(K * this.H).fill(-1);
-    this.bucketPrev = new Int32Array(K * this.H).fill(-1);
-    this.bucketOf = new Int32Array(K * this.H);
-    this.maxBucket = new Int32Array(K);
-    // Data already valid on a GPU (none at the start of a run, but be exact).
-    for (let k = 0; k < K; k++) {
-      const node = p.workers[this.gpuWorkers[k]!]!.node;
-      for (let h = 0; h < this.H; h++) if (ctx.isValidOrLoading(h, node)) this.loaded[k * this.H + h] = 1;
+    this.buckets = new DataBuckets(K, H, 16);
+  }
+
+  /** Per-task tables hold `tasks` tasks, per-datum ones `handles` data. */
+  grow(tasks: number, handles: number): void {
+    const K = this.K;
+    this.data.grow(tasks, handles);
+    this.where = growI32(this.where, tasks, NOT_READY);
+    this.pool.grow(tasks);
+    for (const f of this.freeTasks) f.grow(tasks);
+    this.missing = growI32(this.missing, tasks * K);
+    this.plannedAt = growF64(this.plannedAt, tasks);
+    this.unprocessed = growI32(this.unprocessed, handles);
+    this.loaded = growU8(this.loaded, handles * K);
+    this.freeCount = growI32(this.freeCount, handles * K);
+    this.plannedUses = growI32(this.plannedUses, handles * K);
+    this.buckets.grow(handles);
+  }
+
+  /**
+   * Tasks [from, to) and the data registered with them arrive: their inputs join the reader
+   * lists (before any of them is pushed), new data join dataNotInMem_k (valid nowhere but
+   * their home node yet, checked). Decides whether section 4.3's tie order applies.
+   */
+  submitted(from: number, to: number): void {
+    const g = this.ctx.graph;
+    this.grow(this.ctx.taskCapacity, this.ctx.handleCapacity);
+    if (to > from) {
+      if (this.sawTasks || to < g.taskCount) this.priorityFirst = true;
+      const pr = g.taskPriority.data;
+      if (!this.sawTasks) this.firstPriority = pr[from]!;
+      this.sawTasks = true;
+      for (let t = from; t < to && !this.hasPriorities; t++)
+        if (pr[t] !== this.firstPriority) this.hasPriorities = true;
+    }
+    const oldHandles = this.data.handles;
+    const where = this.where;
+    this.data.add(g, from, to, g.handleCount, (t) => where[t] === TAKEN);
+    const K = this.K;
+    for (let h = oldHandles; h < g.handleCount; h++) {
+      for (let k = 0; k < K; k++)
+        if (this.ctx.isValidOrLoading(h, this.gpuNode[k]!)) this.loaded[h * K + k] = 1;
     }
   }
 
@@ -198,7 +224,7 @@ export class DartsScheduler implements Scheduler {
 
   dataRemoved(handle: number, node: number): void {
     for (let k = 0; k < this.K; k++) {
-      if (this.ctx.platform.workers[this.gpuWorkers[k]!]!.node === node) this.setUnloaded(k, handle);
+      if (this.gpuNode[k] === node) this.setUnloaded(k, handle);
     }
   }
 
@@ -229,7 +255,7 @@ export class DartsScheduler implements Scheduler {
   /** Planned tasks of `worker` that read `handle` (LUF's n_p(D), seed 000 Algorithm 3). */
   plannedUsesOf(worker: number, handle: number): number {
     const k = this.kOf[worker]!;
-    return k < 0 ? 0 : this.plannedUses[k * this.H + handle]!;
+    return k < 0 ? 0 : this.plannedUses[handle * this.K + k]!;
   }
 
   /**
@@ -238,16 +264,23 @@ export class DartsScheduler implements Scheduler {
    */
   unplan(handle: number, node: number): void {
     for (let k = 0; k < this.K; k++) {
-      if (this.ctx.platform.workers[this.gpuWorkers[k]!]!.node !== node) continue;
-      if (this.plannedUses[k * this.H + handle] === 0) continue;
-      for (let i = this.readersStart[handle]!; i < this.readersStart[handle + 1]!; i++) {
-        const t = this.readers[i]!;
+      if (this.gpuNode[k] !== node) continue;
+      if (this.plannedUses[handle * this.K + k] === 0) continue;
+      const readers = this.data.readersOf(handle);
+      const n = this.data.readerCount[handle]!;
+      for (let i = 0; i < n; i++) {
+        const t = readers[i]!;
         if (this.where[t] === k) {
           this.unmarkPlanned(k, t);
           this.addToPool(t);
         }
       }
     }
+  }
+
+  /** True once section 4.3's tie order is in force (tasks arrived while the engine ran). */
+  get dynamicVariant(): boolean {
+    return this.priorityFirst;
   }
 
   // ------------------------------------------------------------------ decisions
@@ -265,9 +298,12 @@ export class DartsScheduler implements Scheduler {
     const d = this.opti ? this.chooseOpti(k, worker) : this.chooseBest(k);
     if (d >= 0) {
       const tasks: number[] = [];
-      for (let i = this.readersStart[d]!; i < this.readersStart[d + 1]!; i++) {
-        const t = this.readers[i]!;
-        if (this.where[t] === IN_POOL && this.missing[k * this.T + t] === 1 && this.ctx.canRun(t, worker)) {
+      const K = this.K;
+      const readers = this.data.readersOf(d);
+      const n = this.data.readerCount[d]!;
+      for (let i = 0; i < n; i++) {
+        const t = readers[i]!;
+        if (this.where[t] === IN_POOL && this.missing[t * K + k] === 1 && this.ctx.canRun(t, worker)) {
           tasks.push(t);
         }
       }
@@ -295,11 +331,12 @@ export class DartsScheduler implements Scheduler {
     return -1;
   }
 
-  /** The datum freeing the most tasks on k, with the seed's tie-breaks; -1 if none frees any. */
+  /**
+   * The datum freeing the most tasks on k, with the tie-breaks of the order in force (see the
+   * file's comment); -1 if none frees any.
+   */
   private chooseBest(k: number): number {
-    let c = this.maxBucket[k]!;
-    while (c > 0 && this.bucketHead[k * this.B + c] === -1) c--;
-    this.maxBucket[k] = c;
+    const c = this.buckets.best(k);
     if (c === 0) return -1;
     let best = -1;
     let bestN2 = -1;
@@ -307,26 +344,35 @@ export class DartsScheduler implements Scheduler {
     let bestPriority = Number.NEGATIVE_INFINITY;
     let ties = 0;
     let scanned = 0;
-    for (let d = this.bucketHead[k * this.B + c]!; d >= 0; d = this.bucketNext[k * this.H + d]!) {
+    for (let d = this.buckets.first(k, c); d >= 0; d = this.buckets.after(k, d)) {
       if (this.threshold > 0 && scanned++ >= this.threshold) break;
       const n2 = this.threeInputs ? this.oneAwayCount(k, d) : 0;
-      if (n2 < bestN2) continue;
       const un = this.unprocessed[d]!;
-      if (n2 === bestN2 && un < bestUnprocessed) continue;
-      const pr = this.hasPriorities ? this.maxPoolPriority(d) : 0;
-      if (n2 === bestN2 && un === bestUnprocessed) {
-        if (pr < bestPriority) continue;
-        if (pr === bestPriority) {
-          // Reservoir sampling keeps a uniform choice among equal candidates.
-          ties++;
-          if (this.ctx.random(ties) === 0) best = d;
-          continue;
+      let cmp: number;
+      if (this.priorityFirst) {
+        // Section 4.3: the maximum priority of D's tasks right after the free count.
+        const pr = this.hasPriorities ? this.maxPoolPriority(d) : 0;
+        cmp = order(pr, bestPriority) || order(n2, bestN2) || order(un, bestUnprocessed);
+        if (cmp > 0) bestPriority = pr;
+      } else {
+        // Section 3.2: most unprocessed tasks, then priority (computed only when needed).
+        cmp = order(n2, bestN2) || order(un, bestUnprocessed);
+        if (cmp >= 0) {
+          const pr = this.hasPriorities ? this.maxPoolPriority(d) : 0;
+          if (cmp === 0) cmp = order(pr, bestPriority);
+          if (cmp > 0) bestPriority = pr;
         }
+      }
+      if (cmp < 0) continue;
+      if (cmp === 0) {
+        // Reservoir sampling keeps a uniform choice among equal candidates.
+        ties++;
+        if (this.ctx.random(ties) === 0) best = d;
+        continue;
       }
       best = d;
       bestN2 = n2;
       bestUnprocessed = un;
-      bestPriority = pr;
       ties = 1;
     }
     return best;
@@ -335,16 +381,19 @@ export class DartsScheduler implements Scheduler {
   /** The "opti" order: smallest transfer time over compute time freed, among data freeing tasks. */
   private chooseOpti(k: number, worker: number): number {
     const node = this.ctx.platform.workers[worker]!.node;
+    const K = this.K;
     let best = -1;
     let bestRatio = Number.POSITIVE_INFINITY;
     let scanned = 0;
-    for (let c = this.maxBucket[k]!; c > 0; c--) {
-      for (let d = this.bucketHead[k * this.B + c]!; d >= 0; d = this.bucketNext[k * this.H + d]!) {
+    for (let c = this.buckets.highest(k); c > 0; c--) {
+      for (let d = this.buckets.first(k, c); d >= 0; d = this.buckets.after(k, d)) {
         if (this.threshold > 0 && scanned++ >= this.threshold) return best;
         let compute = 0;
-        for (let i = this.readersStart[d]!; i < this.readersStart[d + 1]!; i++) {
-          const t = this.readers[i]!;
-          if (this.where[t] === IN_POOL && this.missing[k * this.T + t] === 1)
+        const readers = this.data.readersOf(d);
+        const n = this.data.readerCount[d]!;
+        for (let i = 0; i < n; i++) {
+          const t = readers[i]!;
+          if (this.where[t] === IN_POOL && this.missing[t * K + k] === 1)
             compute += this.ctx.taskDuration(t, worker);
         }
         const ratio = this.ctx.transferTime(d, node) / Math.max(compute, 1e-12);
@@ -358,19 +407,24 @@ export class DartsScheduler implements Scheduler {
   }
 
   private oneAwayCount(k: number, d: number): number {
-    let n = 0;
-    for (let i = this.readersStart[d]!; i < this.readersStart[d + 1]!; i++) {
-      const t = this.readers[i]!;
-      if (this.where[t] === IN_POOL && this.missing[k * this.T + t] === 2) n++;
+    let count = 0;
+    const K = this.K;
+    const readers = this.data.readersOf(d);
+    const n = this.data.readerCount[d]!;
+    for (let i = 0; i < n; i++) {
+      const t = readers[i]!;
+      if (this.where[t] === IN_POOL && this.missing[t * K + k] === 2) count++;
     }
-    return n;
+    return count;
   }
 
   private maxPoolPriority(d: number): number {
     const pr = this.ctx.graph.taskPriority.data;
     let best = Number.NEGATIVE_INFINITY;
-    for (let i = this.readersStart[d]!; i < this.readersStart[d + 1]!; i++) {
-      const t = this.readers[i]!;
+    const readers = this.data.readersOf(d);
+    const n = this.data.readerCount[d]!;
+    for (let i = 0; i < n; i++) {
+      const t = readers[i]!;
       if (this.where[t] === IN_POOL && pr[t]! > best) best = pr[t]!;
     }
     return best;
@@ -398,14 +452,16 @@ export class DartsScheduler implements Scheduler {
     if (tasks.length > cap) tasks.length = Math.max(1, cap);
     const list = this.compactPlanned(k);
     this.plannedCount[k]! += tasks.length;
+    const K = this.K;
+    const ins = this.data.inHandle.data;
+    const start = this.data.inStart;
     for (const t of tasks) {
       this.removeFromPool(t);
       this.where[t] = k;
       list.push(t);
       this.plannedAt[t] = this.plans++;
       this.index?.add(t, k, 0, this.plannedAt[t]!);
-      for (let i = this.inStart[t]!; i < this.inStart[t + 1]!; i++)
-        this.plannedUses[k * this.H + this.inHandle[i]!]!++;
+      for (let i = start[t]!; i < start[t + 1]!; i++) this.plannedUses[ins[i]! * K + k]!++;
     }
   }
 
@@ -437,14 +493,18 @@ export class DartsScheduler implements Scheduler {
     this.where[t] = TAKEN;
     this.plannedCount[k]!--;
     this.index?.remove(t);
-    for (let i = this.inStart[t]!; i < this.inStart[t + 1]!; i++)
-      this.plannedUses[k * this.H + this.inHandle[i]!]!--;
+    const K = this.K;
+    const ins = this.data.inHandle.data;
+    const start = this.data.inStart;
+    for (let i = start[t]!; i < start[t + 1]!; i++) this.plannedUses[ins[i]! * K + k]!--;
   }
 
   /** Hands task t to GPU k: its inputs are (about to be) in k's memory. */
   private take(k: number, t: number): number {
     this.where[t] = TAKEN;
-    for (let i = this.inStart[t]!; i < this.inStart[t + 1]!; i++) this.setLoaded(k, this.inHandle[i]!);
+    const ins = this.data.inHandle.data;
+    const start = this.data.inStart;
+    for (let i = start[t]!; i < start[t + 1]!; i++) this.setLoaded(k, ins[i]!);
     return t;
   }
 
@@ -467,19 +527,22 @@ export class DartsScheduler implements Scheduler {
   private addToPool(t: number): void {
     this.where[t] = IN_POOL;
     this.pool.add(t);
-    const H = this.H;
-    for (let i = this.inStart[t]!; i < this.inStart[t + 1]!; i++) this.unprocessed[this.inHandle[i]!]!++;
-    for (let k = 0; k < this.K; k++) {
+    const K = this.K;
+    const ins = this.data.inHandle.data;
+    const s = this.data.inStart[t]!;
+    const e = this.data.inStart[t + 1]!;
+    for (let i = s; i < e; i++) this.unprocessed[ins[i]!]!++;
+    for (let k = 0; k < K; k++) {
       let m = 0;
       let last = -1;
-      for (let i = this.inStart[t]!; i < this.inStart[t + 1]!; i++) {
-        const h = this.inHandle[i]!;
-        if (this.loaded[k * H + h] === 0) {
+      for (let i = s; i < e; i++) {
+        const h = ins[i]!;
+        if (this.loaded[h * K + k] === 0) {
           m++;
           last = h;
         }
       }
-      this.missing[k * this.T + t] = m;
+      this.missing[t * K + k] = m;
       if (m === 0) this.freeTasks[k]!.add(t);
       else if (m === 1) this.bumpFree(k, last, 1);
     }
@@ -488,36 +551,43 @@ export class DartsScheduler implements Scheduler {
   private removeFromPool(t: number): void {
     this.pool.delete(t);
     this.where[t] = TAKEN;
-    for (let i = this.inStart[t]!; i < this.inStart[t + 1]!; i++) this.unprocessed[this.inHandle[i]!]!--;
-    for (let k = 0; k < this.K; k++) {
-      const m = this.missing[k * this.T + t]!;
+    const K = this.K;
+    const ins = this.data.inHandle.data;
+    for (let i = this.data.inStart[t]!; i < this.data.inStart[t + 1]!; i++) this.unprocessed[ins[i]!]!--;
+    for (let k = 0; k < K; k++) {
+      const m = this.missing[t * K + k]!;
       if (m === 0) this.freeTasks[k]!.delete(t);
       else if (m === 1) this.bumpFree(k, this.onlyMissing(k, t), -1);
     }
   }
 
   private onlyMissing(k: number, t: number): number {
-    for (let i = this.inStart[t]!; i < this.inStart[t + 1]!; i++) {
-      const h = this.inHandle[i]!;
-      if (this.loaded[k * this.H + h] === 0) return h;
+    const K = this.K;
+    const ins = this.data.inHandle.data;
+    for (let i = this.data.inStart[t]!; i < this.data.inStart[t + 1]!; i++) {
+      const h = ins[i]!;
+      if (this.loaded[h * K + k] === 0) return h;
     }
     return -1;
   }
 
   /** D enters k's memory (leaves dataNotInMem_k). */
   private setLoaded(k: number, d: number): void {
-    const kd = k * this.H + d;
-    if (this.loaded[kd] === 1) return;
-    this.loaded[kd] = 1;
-    this.unbucket(k, d);
-    for (let i = this.readersStart[d]!; i < this.readersStart[d + 1]!; i++) {
-      const t = this.readers[i]!;
+    const K = this.K;
+    const dk = d * K + k;
+    if (this.loaded[dk] === 1) return;
+    this.loaded[dk] = 1;
+    this.buckets.remove(k, d);
+    const readers = this.data.readersOf(d);
+    const n = this.data.readerCount[d]!;
+    for (let i = 0; i < n; i++) {
+      const t = readers[i]!;
       if (this.where[t] !== IN_POOL) continue;
-      const m = --this.missing[k * this.T + t]!;
+      const m = --this.missing[t * K + k]!;
       if (m === 1) {
         this.bumpFree(k, this.onlyMissing(k, t), 1);
       } else if (m === 0) {
-        this.freeCount[kd]!--;
+        this.freeCount[dk]!--;
         this.freeTasks[k]!.add(t);
       }
     }
@@ -525,55 +595,39 @@ export class DartsScheduler implements Scheduler {
 
   /** D leaves k's memory (back into dataNotInMem_k). */
   private setUnloaded(k: number, d: number): void {
-    const kd = k * this.H + d;
-    if (this.loaded[kd] === 0) return;
-    for (let i = this.readersStart[d]!; i < this.readersStart[d + 1]!; i++) {
-      const t = this.readers[i]!;
+    const K = this.K;
+    const dk = d * K + k;
+    if (this.loaded[dk] === 0) return;
+    const readers = this.data.readersOf(d);
+    const n = this.data.readerCount[d]!;
+    for (let i = 0; i < n; i++) {
+      const t = readers[i]!;
       if (this.where[t] !== IN_POOL) continue;
-      const m = ++this.missing[k * this.T + t]!;
+      const m = ++this.missing[t * K + k]!;
       if (m === 1) {
         this.freeTasks[k]!.delete(t);
-        this.freeCount[kd]!++;
+        this.freeCount[dk]!++;
       } else if (m === 2) {
         // The other missing input stops being the only one (d is not marked unloaded yet).
         this.bumpFree(k, this.onlyMissing(k, t), -1);
       }
     }
-    this.loaded[kd] = 0;
-    if (this.freeCount[kd]! > 0) this.bucket(k, d, this.freeCount[kd]!);
+    this.loaded[dk] = 0;
+    if (this.freeCount[dk]! > 0) this.buckets.add(k, d, this.freeCount[dk]!);
   }
 
   /** free_k(D) += delta, moving D between buckets when it is not in k's memory. */
   private bumpFree(k: number, d: number, delta: number): void {
-    const kd = k * this.H + d;
-    this.freeCount[kd]! += delta;
-    const c = this.freeCount[kd]!;
-    if (this.loaded[kd] === 1) return;
-    this.unbucket(k, d);
-    if (c > 0) this.bucket(k, d, c);
+    const dk = d * this.K + k;
+    this.freeCount[dk]! += delta;
+    const c = this.freeCount[dk]!;
+    if (this.loaded[dk] === 1) return;
+    this.buckets.remove(k, d);
+    if (c > 0) this.buckets.add(k, d, c);
   }
+}
 
-  private bucket(k: number, d: number, c: number): void {
-    const kd = k * this.H + d;
-    const slot = k * this.B + c;
-    const head = this.bucketHead[slot]!;
-    this.bucketNext[kd] = head;
-    this.bucketPrev[kd] = -1;
-    if (head >= 0) this.bucketPrev[k * this.H + head] = d;
-    this.bucketHead[slot] = d;
-    this.bucketOf[kd] = c;
-    if (c > this.maxBucket[k]!) this.maxBucket[k] = c;
-  }
-
-  private unbucket(k: number, d: number): void {
-    const kd = k * this.H + d;
-    const c = this.bucketOf[kd]!;
-    if (c === 0) return;
-    const prev = this.bucketPrev[kd]!;
-    const next = this.bucketNext[kd]!;
-    if (prev >= 0) this.bucketNext[k * this.H + prev] = next;
-    else this.bucketHead[k * this.B + c] = next;
-    if (next >= 0) this.bucketPrev[k * this.H + next] = prev;
-    this.bucketOf[kd] = 0;
-  }
+/** -1, 0 or 1 as a is below, equal to or above b (a candidate's key against the best's). */
+function order(a: number, b: number): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,10 +1,14 @@
 /**
  * A set of integers in [0, capacity) with O(1) add, delete, membership and uniform access by
- * position (for random choice): a dense array plus each member's position in it.
+ * position (for random choice): a dense array plus each member's position in it. The
+ * capacity grows on demand (tasks submitted while the engine runs).
  */
+import { growI32 } from '../../core/growable.ts';
+
+/** Integers in a dense array plus each one's position there. */
 export class IndexedSet {
-  private readonly items: Int32Array;
-  private readonly pos: Int32Array;
+  private items: Int32Array<ArrayBuffer>;
+  private pos: Int32Array<ArrayBuffer>;
   /** Number of members. */
   size = 0;
 
@@ -13,8 +17,15 @@ export class IndexedSet {
     this.pos = new Int32Array(capacity).fill(-1);
   }
 
+  /** Makes room for integers below `capacity`. */
+  grow(capacity: number): void {
+    this.items = growI32(this.items, capacity);
+    this.pos = growI32(this.pos, capacity, -1);
+  }
+
   /** Adds x (no-op if present). */
   add(x: number): void {
+    if (x >= this.pos.length) this.grow(Math.max(x + 1, 2 * this.pos.length));
     if (this.pos[x]! >= 0) return;
     this.pos[x] = this.size;
     this.items[this.size++] = x;
@@ -22,7 +33,7 @@ export class IndexedSet {
 
   /** Removes x (no-op if absent); the last member takes its place. */
   delete(x: number): void {
-    const i = this.pos[x]!;
+    const i = this.pos[x] ?? -1;
     if (i < 0) return;
     const last = this.items[--this.size]!;
     this.items[i] = last;
@@ -32,7 +43,7 @@ export class IndexedSet {
 
   /** True when x is a member. */
   has(x: number): boolean {
-    return this.pos[x]! >= 0;
+    return (this.pos[x] ?? -1) >= 0;
   }
 
   /** The member at position i (0 <= i < size). */
