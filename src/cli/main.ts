@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { LocusError } from '../core/types.ts';
+import { cliMessage } from './errors.ts';
 
 /** A top-level command: its summary, and how to register it in full on the program. */
 interface CommandEntry {
@@ -137,7 +138,7 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (e instanceof LocusError) {
-      process.stderr.write(`locus: ${e.message}\n`);
+      process.stderr.write(`locus: ${cliMessage(e)}\n`);
       return 2;
     }
     throw e;
