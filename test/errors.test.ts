@@ -65,6 +65,12 @@ describe('the codes', () => {
     assert.equal(String(e), 'LocusError: bad'); // the message does not carry the code
   });
 
+  test('the package entry point exports the codes', async () => {
+    const api = await import('../src/index.ts');
+    assert.equal(api.LOCUS_ERROR_CODES, LOCUS_ERROR_CODES);
+    assert.equal(api.LocusError, LocusError);
+  });
+
   test('the transitional one-argument form has the code LOCUS_UNCLASSIFIED', () => {
     const e = new LocusError('some message');
     assert.equal(e.code, 'LOCUS_UNCLASSIFIED');
