@@ -9,7 +9,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { LocusError } from '../core/types.ts';
-import { cliMessage } from './errors.ts';
 
 /** A top-level command: its summary, and how to register it in full on the program. */
 interface CommandEntry {
@@ -138,6 +137,8 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (e instanceof LocusError) {
+      // Imported here: --version and --help load no more than they need.
+      const { cliMessage } = await import('./errors.ts');
       process.stderr.write(`locus: ${cliMessage(e)}\n`);
       return 2;
     }
