@@ -141,8 +141,9 @@ export async function regenerate(args: Args): Promise<BlockFailure[]> {
     };
     process.stderr.write(`regenerating ${total} blocks at ${o.stamp}\n`);
     for (const t of todo) {
-      if (t.blocks.length === 0) continue;
       const text = readFileSync(t.f, 'utf8');
+      // A page may hold inline values (`<!-- val: ... -->`) and no block: render it too.
+      if (t.blocks.length === 0 && !/<!-- val[:(]/.test(text)) continue;
       const r = await renderPage(t.name, text, o);
       failures.push(...r.failures);
       if (r.text !== text) writeFileSync(t.f, r.text);

@@ -15,7 +15,13 @@ export { type DurationModel, PlatformModel } from './core/model.ts';
 export type { Link, MemoryNode, Platform, Worker } from './core/platform.ts';
 export type { EvictionContext, EvictionPolicy, SchedContext, Scheduler } from './core/policy.ts';
 export { CMD_NAMES, type Command, decode, formatCommand } from './core/protocol.ts';
-export { AccessMode, LocusError, type WorkerKind } from './core/types.ts';
+export {
+  AccessMode,
+  LOCUS_ERROR_CODES,
+  LocusError,
+  type LocusErrorCode,
+  type WorkerKind,
+} from './core/types.ts';
 export type { Backend, EventSink } from './drive/backend.ts';
 export { Driver, type DriverHooks, type TaskFailure } from './drive/driver.ts';
 export { createEviction, EVICTION_POLICIES } from './evict/index.ts';

@@ -175,7 +175,7 @@ describe("locus run: seed 004's runtime versions", () => {
       ],
       [
         ['--sched', 'static', '--mapping', '2d:3x3', '--platform', 'tsl'],
-        /^locus: --mapping 2d:3x3: a 3 x 3 grid needs 9 GPUs, the platform has 4\n$/,
+        /^locus: --mapping: block mapping '2d:3x3': a 3 x 3 grid needs 9 GPUs, the platform has 4\n$/,
       ],
       [['-w', 'lu', '--order', 'columns'], /^locus: --order does not apply to lu/],
     ];

@@ -4,7 +4,7 @@
  * regeneration script (`npm run docs:results`) is deterministic on the same commit.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -13,7 +13,7 @@ import { CommandCache, maskWallClock } from '../scripts/docs/exec.ts';
 import { MarkerError, parseMarkers } from '../scripts/docs/markers.ts';
 import { checkParses, locusInvocations, shellWords } from '../scripts/docs/parse-check.ts';
 import { keepLines, pageCommands, type RenderOptions, renderPage } from '../scripts/docs/render.ts';
-import { docFiles, ROOT } from '../scripts/docs-results.ts';
+import { docFiles, ROOT, regenerate } from '../scripts/docs-results.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'locus-docs-test-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -164,6 +164,20 @@ describe('docs:results', () => {
     );
     assert.equal(r.failures[0]!.line, 3);
     assert.match(r.failures[1]!.message, /exited with 0, expected 2/);
+  });
+
+  test('a page with inline values and no block is regenerated too', async () => {
+    const page = join(tmp, 'values-only.md');
+    writeFileSync(
+      page,
+      '# P\n\nThe preset <!-- val: locus platforms v100x2 --json :: r.name -->old<!-- /val -->.\n',
+    );
+    const failures = await regenerate({ only: [], bench: false, list: false, files: [page] });
+    assert.deepEqual(failures, []);
+    assert.equal(
+      readFileSync(page, 'utf8'),
+      '# P\n\nThe preset <!-- val: locus platforms v100x2 --json :: r.name -->v100x2<!-- /val -->.\n',
+    );
   });
 
   test('malformed markers are reported with the file and line', () => {

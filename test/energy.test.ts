@@ -82,7 +82,10 @@ describe('energy', () => {
     assert.ok(Math.abs(ea1.energyJ! - e1) < 1e-6, `${ea1.energyJ} vs ${e1}`);
     assert.ok(Math.abs(ea2.energyJ! - (poll.energyJ! - 10)) < 1e-6); // 1 s of GPU compute x 10 W
     assert.ok(both.energyJ! < ea1.energyJ! && both.energyJ! < ea2.energyJ!);
-    assert.throws(() => parseIdlePolicy('ea3'), /--idle must be poll, ea1, ea2 or ea1\+ea2 \(got 'ea3'\)/);
+    assert.throws(() => parseIdlePolicy('ea3'), {
+      code: 'LOCUS_OPTION_INVALID',
+      message: "idle policy must be poll, ea1, ea2 or ea1+ea2 (got 'ea3')",
+    });
   });
 
   test('no power figures, no energy', () => {

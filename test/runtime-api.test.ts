@@ -23,8 +23,14 @@ describe('runtime API: misuse is refused, nothing hangs', { timeout: 120_000 }, 
       b.data(new Float64Array(4), { name: 'xb' }); // same id (0) in b
       const ca = a.codelet({ name: 'ka' });
       const cb = b.codelet({ name: 'kb' });
-      assert.throws(() => b.submit(cb, [[da, 'RW']]), /xa belongs to another Runtime/);
-      assert.throws(() => b.submit(ca, []), /codelet ka was not declared on this Runtime/);
+      assert.throws(() => b.submit(cb, [[da, 'RW']]), {
+        code: 'LOCUS_DATA_INVALID',
+        message: /xa belongs to another Runtime/,
+      });
+      assert.throws(() => b.submit(ca, []), {
+        code: 'LOCUS_GRAPH_INVALID',
+        message: /codelet ka was not declared on this Runtime/,
+      });
       await assert.rejects(b.acquire(da), /xa belongs to another Runtime/);
       const forged = { id: 0, name: 'forged', dtype: 'float64', length: 4 } as const;
       assert.throws(() => b.submit(cb, [[forged, 'R']]), /forged is not data registered with a Runtime/);
@@ -77,7 +83,7 @@ describe('runtime API: misuse is refused, nothing hangs', { timeout: 120_000 }, 
     await rt.close(); // waits for the tasks, then writes the data home
     await third;
     assert.equal(a[0], 250);
-    await assert.rejects(rt.wait(), /this runtime is closed/);
+    await assert.rejects(rt.wait(), { code: 'LOCUS_STATE_INVALID', message: /this runtime is closed/ });
     await assert.rejects(rt.acquire(x), /this runtime is closed/);
     assert.throws(() => rt.submit(inc, [[x, 'RW']]), /this runtime is closed/);
   });
@@ -96,9 +102,16 @@ describe('runtime API: misuse is refused, nothing hangs', { timeout: 120_000 }, 
       const after = rt.submit(inc, [[x, 'RW']], { name: 'AFTER' });
       const other = rt.submit(inc, [[y, 'RW']], { name: 'OTHER' });
       await assert.rejects(failed.done, /task BAD .*failed/);
-      await assert.rejects(after.done, TaskCancelledError);
+      await assert.rejects(
+        after.done,
+        (e: unknown) => e instanceof TaskCancelledError && e.code === 'LOCUS_TASK_CANCELLED',
+      );
       await other.done;
-      await assert.rejects(rt.wait(), /task BAD \(codelet bad\) failed: .*no-such-module/);
+      await assert.rejects(rt.wait(), {
+        name: 'TaskFailedError',
+        code: 'LOCUS_TASK_FAILED',
+        message: /task BAD \(codelet bad\) failed: .*no-such-module/,
+      });
       rt.submit(inc, [[y, 'RW']]);
       await rt.wait(); // not poisoned
       const v = await rt.acquire(y);

@@ -44,6 +44,7 @@ describe('simulator: extreme figures end or are refused in one line', () => {
       () => simulate({ graph: wl.graph, platform, scheduler: 'eager' }),
       (e: unknown) =>
         e instanceof LocusError &&
+        e.code === 'LOCUS_SIMULATION_FAILED' &&
         !e.message.includes('\n') &&
         /must be finite/.test(e.message) &&
         /cpu0/.test(e.message),
@@ -64,7 +65,10 @@ describe('simulator: extreme figures end or are refused in one line', () => {
     assert.throws(
       () => simulate({ graph: wl.graph, platform: { ...platform, links }, scheduler: 'eager' }),
       (e: unknown) =>
-        e instanceof LocusError && /not a finite time/.test(e.message) && !e.message.includes('\n'),
+        e instanceof LocusError &&
+        e.code === 'LOCUS_SIMULATION_FAILED' &&
+        /not a finite time/.test(e.message) &&
+        !e.message.includes('\n'),
     );
   });
 

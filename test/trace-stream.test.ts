@@ -38,7 +38,8 @@ describe('Chrome trace streamed to a file', () => {
         }),
       (e: unknown) =>
         e instanceof LocusError &&
-        /^--trace \/nonexistent-dir\/t\.json: cannot write the trace: /.test(e.message),
+        e.code === 'LOCUS_FILE_WRITE_FAILED' &&
+        /^cannot write the trace file \/nonexistent-dir\/t\.json: /.test(e.message),
     );
   });
 });

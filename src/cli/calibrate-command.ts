@@ -13,6 +13,7 @@ import { ModelStore, machineDir } from '../perf/store.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parsePlatformFile } from '../platform/schema.ts';
 import { platformToJson } from '../platform/to-json.ts';
+import { isInterrupted } from './errors.ts';
 import { naturalInt, positiveInt, size } from './options.ts';
 
 interface MachineFlags {
@@ -38,6 +39,7 @@ function tileList(value: string): number[] {
   const list = value.split(',').map((v) => Number(v.trim()));
   if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 1 || n > 4096)) {
     throw new LocusError(
+      'LOCUS_OPTION_INVALID',
       `--tile-size must be a comma-separated list of integers in 1..4096 (got '${value}')`,
     );
   }
@@ -76,7 +78,7 @@ export function registerCalibrateCommands(program: Command): void {
             `kernels at tile ${tileSizes.join(', ')} in ${r.runs} runs; models in ${machineDir(dir, platform.name)}\n`,
         );
       } catch (e) {
-        if (e instanceof LocusError && e.message === 'interrupted') {
+        if (isInterrupted(e)) {
           process.stderr.write('locus: interrupted; worker threads stopped\n');
           process.exitCode = 130;
           return;
@@ -104,7 +106,10 @@ export function registerCalibrateCommands(program: Command): void {
         try {
           writeFileSync(o.out, json);
         } catch (e) {
-          throw new LocusError(`--out ${o.out}: cannot write: ${(e as Error).message}`);
+          throw new LocusError(
+            'LOCUS_FILE_WRITE_FAILED',
+            `--out ${o.out}: cannot write: ${(e as Error).message}`,
+          );
         }
         process.stdout.write(`wrote ${o.out}\n`);
       } else {
@@ -149,6 +154,7 @@ export function exportPlatform(platform: Platform, dir: string, tile: number): s
   }
   if (missing.length > 0) {
     throw new LocusError(
+      'LOCUS_MODEL_UNCALIBRATED',
       `no calibrated model at tile ${tile} for ${[...new Set(missing)].join(', ')} in ${dir}: run \`locus calibrate --tile-size ${tile}\` with the same machine options first`,
     );
   }

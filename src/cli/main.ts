@@ -137,7 +137,9 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (e instanceof LocusError) {
-      process.stderr.write(`locus: ${e.message}\n`);
+      // Imported here: --version and --help load no more than they need.
+      const { cliMessage } = await import('./errors.ts');
+      process.stderr.write(`locus: ${cliMessage(e)}\n`);
       return 2;
     }
     throw e;

@@ -12,6 +12,7 @@ import { REAL_APPS } from '../exec/apps/index.ts';
 import { TaskFailedError } from '../exec/runtime.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parsePolicySpec } from '../report/policy-spec.ts';
+import { isInterrupted } from './errors.ts';
 import { formatReport } from './format.ts';
 import type { RunOptions } from './run-command.ts';
 import { schedulerOptionsFrom } from './sim-options.ts';
@@ -44,23 +45,32 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
   const load = REAL_APPS[o.workload as keyof typeof REAL_APPS];
   if (load === undefined) {
     throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
       `--mode real runs ${Object.keys(REAL_APPS).join(', ')} (got --workload ${o.workload}); simulate the others with --mode sim`,
     );
   }
   for (const [key, flag] of SIM_ONLY) {
     // The iterated real application reads --iterations.
     if (key === 'iterations' && o.workload === 'jacobi') continue;
-    if (o[key] !== undefined && o[key] !== false) throw new LocusError(`${flag} applies to --mode sim only`);
+    if (o[key] !== undefined && o[key] !== false)
+      throw new LocusError('LOCUS_OPTION_CONFLICT', `${flag} applies to --mode sim only`);
   }
   if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {
-    throw new LocusError(`--precision must be single or double (got '${o.precision}')`);
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `--precision must be single or double (got '${o.precision}')`,
+    );
   }
   if (o.priorities !== 'none' && o.priorities !== 'bottom-level') {
-    throw new LocusError(`--priorities must be none or bottom-level (got '${o.priorities}')`);
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `--priorities must be none or bottom-level (got '${o.priorities}')`,
+    );
   }
   const policy = parsePolicySpec(o.sched);
   if (policy.eviction !== undefined && o.eviction !== undefined && o.eviction !== policy.eviction) {
     throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
       `--sched ${o.sched} names eviction ${policy.eviction} but --eviction says ${o.eviction}: give one`,
     );
   }
@@ -69,7 +79,10 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
     try {
       writeFileSync(o.trace, '');
     } catch (e) {
-      throw new LocusError(`--trace ${o.trace}: cannot write the trace: ${(e as Error).message}`);
+      throw new LocusError(
+        'LOCUS_FILE_WRITE_FAILED',
+        `--trace ${o.trace}: cannot write the trace: ${(e as Error).message}`,
+      );
     }
   }
   const tiles = o.tiles ?? 8;
@@ -128,7 +141,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
     });
   } catch (e) {
     if (started) bar?.stop();
-    if (e instanceof LocusError && e.message === 'interrupted') {
+    if (isInterrupted(e)) {
       process.stderr.write('locus: interrupted; worker threads stopped\n');
       return 130;
     }
@@ -176,6 +189,9 @@ function writeTrace(file: string, json: unknown): void {
   try {
     writeFileSync(file, JSON.stringify(json));
   } catch (e) {
-    throw new LocusError(`--trace ${file}: cannot write the trace: ${(e as Error).message}`);
+    throw new LocusError(
+      'LOCUS_FILE_WRITE_FAILED',
+      `--trace ${file}: cannot write the trace: ${(e as Error).message}`,
+    );
   }
 }

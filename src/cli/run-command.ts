@@ -13,6 +13,7 @@ import { simulate } from '../sim/simulate.ts';
 import { parseIdlePolicy } from '../trace/energy.ts';
 import { generateWorkload } from '../workloads/index.ts';
 import { prefixGraph } from '../workloads/prefix.ts';
+import { forFlag } from './errors.ts';
 import { formatReport } from './format.ts';
 import { type SimulationFlags, schedulerOptionsFrom } from './sim-options.ts';
 
@@ -48,6 +49,7 @@ function checkWorkloadOptions(o: RunOptions): void {
   for (const key of Object.keys(FLAG) as (keyof RunOptions)[]) {
     if (o[key] !== undefined && !allowed.includes(key)) {
       throw new LocusError(
+        'LOCUS_OPTION_CONFLICT',
         `${FLAG[key]} does not apply to ${o.workload}, which reads ${allowed.map((k) => FLAG[k]).join(', ')}`,
       );
     }
@@ -100,23 +102,45 @@ export interface RunOptions extends SimulationFlags {
 
 /** Runs the command and writes its output; throws LocusError on bad input. */
 export function runCommand(o: RunOptions): void {
-  if (o.mode !== 'sim') throw new LocusError(`--mode must be sim or real (got '${o.mode}')`);
-  if (o.check) throw new LocusError('--check applies to --mode real (a simulation computes no values)');
-  if (o.calibrate) throw new LocusError('--calibrate applies to --mode real (a simulation measures nothing)');
+  if (o.mode !== 'sim')
+    throw new LocusError('LOCUS_OPTION_INVALID', `--mode must be sim or real (got '${o.mode}')`);
+  if (o.check)
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      '--check applies to --mode real (a simulation computes no values)',
+    );
+  if (o.calibrate)
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      '--calibrate applies to --mode real (a simulation measures nothing)',
+    );
   if (o.record === false)
-    throw new LocusError('--no-record applies to --mode real (a simulation saves no measurements)');
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      '--no-record applies to --mode real (a simulation saves no measurements)',
+    );
   if (o.throttle)
-    throw new LocusError("--throttle applies to --mode real (a simulation always runs at the links' speed)");
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      "--throttle applies to --mode real (a simulation always runs at the links' speed)",
+    );
   if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {
-    throw new LocusError(`--precision must be single or double (got '${o.precision}')`);
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `--precision must be single or double (got '${o.precision}')`,
+    );
   }
   if (o.priorities !== 'none' && o.priorities !== 'bottom-level') {
-    throw new LocusError(`--priorities must be none or bottom-level (got '${o.priorities}')`);
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `--priorities must be none or bottom-level (got '${o.priorities}')`,
+    );
   }
   checkWorkloadOptions(o);
   const policy = parsePolicySpec(o.sched);
   if (policy.eviction !== undefined && o.eviction !== undefined && o.eviction !== policy.eviction) {
     throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
       `--sched ${o.sched} names eviction ${policy.eviction} but --eviction says ${o.eviction}: give one`,
     );
   }
@@ -127,7 +151,10 @@ export function runCommand(o: RunOptions): void {
     try {
       writeFileSync(o.trace, '');
     } catch (e) {
-      throw new LocusError(`--trace ${o.trace}: cannot write the trace: ${(e as Error).message}`);
+      throw new LocusError(
+        'LOCUS_FILE_WRITE_FAILED',
+        `--trace ${o.trace}: cannot write the trace: ${(e as Error).message}`,
+      );
     }
   }
   const wl = generateWorkload(o.workload, {
@@ -168,7 +195,7 @@ export function runCommand(o: RunOptions): void {
     schedulerOptions: { ...schedulerOptionsFrom(o), mapping: owner.mapping },
     coherence: owner.coherence,
     flushAtEnd: o.stopAfter === undefined,
-    idle: parseIdlePolicy(o.idle ?? 'poll'),
+    idle: forFlag('--idle', () => parseIdlePolicy(o.idle ?? 'poll')),
     wakeLatency: o.wakeLatency,
     eviction,
     seed: o.seed,
@@ -209,20 +236,27 @@ function ownerComputes(
     [o.coherence, '--coherence'],
   ] as const) {
     if (given !== undefined && !isStatic) {
-      throw new LocusError(`${flag} applies to --sched static (owner-computes), not ${scheduler}`);
+      throw new LocusError(
+        'LOCUS_OPTION_CONFLICT',
+        `${flag} applies to --sched static (owner-computes), not ${scheduler}`,
+      );
     }
   }
   if (o.runtime !== undefined && o.coherence !== undefined) {
-    throw new LocusError('--runtime and --coherence both set the coherence policies: give one');
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      '--runtime and --coherence both set the coherence policies: give one',
+    );
   }
   if (o.cacheLines !== undefined && o.runtime !== 'v3' && o.runtime !== 'v4') {
     throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
       '--cache-lines applies to --runtime v3 and v4 (their software cache of alien blocks)',
     );
   }
   if (!isStatic) return {};
   const gpus = platform.workers.filter((w) => w.kind === 'gpu').length;
-  const mapping = gpus > 0 ? parseMapping(o.mapping ?? '2d', gpus) : undefined;
+  const mapping = gpus > 0 ? forFlag('--mapping', () => parseMapping(o.mapping ?? '2d', gpus)) : undefined;
   if (mapping === undefined) return {};
   const owners = () => handleOwnerNodes(graph, platform, mapping);
   if (o.coherence !== undefined) return { mapping, coherence: parseCoherence(o.coherence, owners()) };

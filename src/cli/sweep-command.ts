@@ -131,19 +131,27 @@ export function sweepFromOptions(o: SweepOptions): { spec: SweepSpec; title: str
   const fig = o.figure !== undefined ? getFigure(o.figure) : undefined;
   if (fig && o.workload !== undefined && o.workload !== fig.sweep.workload) {
     throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
       `--figure ${o.figure} runs ${fig.sweep.workload}; drop --workload ${o.workload} or --figure`,
     );
   }
   if (!fig && o.workload === undefined) {
     throw new LocusError(
+      'LOCUS_OPTION_INVALID',
       `give --figure (${Object.keys(FIGURES).join(', ')}) or --workload NAME with --sizes (e.g. --workload cholesky --sizes 5:40:5)`,
     );
   }
   if (!fig && o.sizes === undefined) {
-    throw new LocusError('--sizes is needed without --figure (e.g. --sizes 10,20,30 or 10:150:10)');
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      '--sizes is needed without --figure (e.g. --sizes 10,20,30 or 10:150:10)',
+    );
   }
   if (o.repeat !== undefined && o.reps !== undefined && o.repeat !== o.reps) {
-    throw new LocusError(`--repeat ${o.repeat} and --reps ${o.reps} disagree: give one of them`);
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      `--repeat ${o.repeat} and --reps ${o.reps} disagree: give one of them`,
+    );
   }
   const base: Partial<SweepSpec> = fig?.sweep ?? {};
   const params = { ...base.params };
@@ -223,7 +231,7 @@ function write(file: string, data: string | Buffer): void {
   try {
     writeFileSync(file, data);
   } catch (e) {
-    throw new LocusError(`cannot write ${file}: ${(e as Error).message}`);
+    throw new LocusError('LOCUS_FILE_WRITE_FAILED', `cannot write ${file}: ${(e as Error).message}`);
   }
 }
 
@@ -259,6 +267,7 @@ function makeOutputFolder(out: string): void {
     for (let i = missing.length - 1; i >= 0; i--) mkdirSync(missing[i]!);
   } catch (e) {
     throw new LocusError(
+      'LOCUS_FILE_WRITE_FAILED',
       `cannot create the output folder ${out}: ${(e as Error).message}; pick another --out`,
     );
   }
@@ -322,7 +331,7 @@ export async function sweepCommand(o: SweepOptions): Promise<void> {
     }
     if (finished > 0 && finished > done.length) {
       const hint = `${kept}; resume with: ${resumeCommand()}`;
-      if (e instanceof LocusError) throw new LocusError(`${e.message} (${hint})`);
+      if (e instanceof LocusError) throw new LocusError(e.code, `${e.message} (${hint})`, { cause: e });
       process.stderr.write(`locus: sweep stopped by an error (${hint})\n`);
     }
     throw e;

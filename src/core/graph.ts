@@ -168,7 +168,8 @@ export class TaskGraph {
 
   /** Registers a codelet and returns its id. */
   addCodelet(codelet: Codelet): number {
-    if (codelet.kinds.length === 0) throw new LocusError(`codelet '${codelet.name}' has no implementation`);
+    if (codelet.kinds.length === 0)
+      throw new LocusError('LOCUS_GRAPH_INVALID', `codelet '${codelet.name}' has no implementation`);
     this.codelets.push(codelet);
     return this.codelets.length - 1;
   }
@@ -177,6 +178,7 @@ export class TaskGraph {
   addHandle(bytes: number, options: HandleOptions = {}): number {
     if (!(bytes > 0) || !Number.isFinite(bytes)) {
       throw new LocusError(
+        'LOCUS_GRAPH_INVALID',
         `handle ${options.name ?? this.handleCount} has size ${bytes}: sizes must be positive`,
       );
     }
@@ -196,12 +198,14 @@ export class TaskGraph {
    * Returns the task id (tasks are numbered in submission order).
    */
   submit(codelet: number, accesses: readonly Access[], options: TaskOptions = {}): number {
-    if (codelet < 0 || codelet >= this.codelets.length) throw new LocusError(`unknown codelet id ${codelet}`);
+    if (codelet < 0 || codelet >= this.codelets.length)
+      throw new LocusError('LOCUS_GRAPH_INVALID', `unknown codelet id ${codelet}`);
     this.checkAccesses(accesses, options.name ?? `#${this.taskCount}`);
     const cost = this.codelets[codelet]!.flops;
     const flops = options.flops ?? (cost && options.dims ? cost(...options.dims) : 0);
     if (!(flops >= 0 && flops < Number.POSITIVE_INFINITY)) {
       throw new LocusError(
+        'LOCUS_GRAPH_INVALID',
         `task ${options.name ?? `#${this.taskCount}`} (codelet '${this.codelets[codelet]!.name}') has ${String(flops)} flops: use a finite number >= 0`,
       );
     }
@@ -226,14 +230,15 @@ export class TaskGraph {
     for (let i = 0; i < accesses.length; i++) {
       const [handle, mode] = accesses[i]!;
       if (!Number.isInteger(handle) || handle < 0 || handle >= this.handleCount) {
-        throw new LocusError(`task ${label} accesses unknown handle ${handle}`);
+        throw new LocusError('LOCUS_GRAPH_INVALID', `task ${label} accesses unknown handle ${handle}`);
       }
       if (mode !== AccessMode.R && mode !== AccessMode.W && mode !== AccessMode.RW) {
-        throw new LocusError(`task ${label} has access mode ${mode}: use R, W or RW`);
+        throw new LocusError('LOCUS_GRAPH_INVALID', `task ${label} has access mode ${mode}: use R, W or RW`);
       }
       for (let j = 0; j < i; j++) {
         if (accesses[j]![0] === handle) {
           throw new LocusError(
+            'LOCUS_GRAPH_INVALID',
             `task ${label} accesses handle ${this.handleLabel(handle)} twice: merge the accesses into one mode`,
           );
         }
@@ -286,9 +291,13 @@ export class TaskGraph {
    */
   addDependency(before: number, after: number): void {
     if (before < 0 || before >= this.taskCount || after < 0 || after >= this.taskCount) {
-      throw new LocusError(`dependency ${before} -> ${after} names a task that does not exist`);
+      throw new LocusError(
+        'LOCUS_GRAPH_INVALID',
+        `dependency ${before} -> ${after} names a task that does not exist`,
+      );
     }
-    if (before === after) throw new LocusError(`task ${this.taskLabel(before)} cannot depend on itself`);
+    if (before === after)
+      throw new LocusError('LOCUS_GRAPH_INVALID', `task ${this.taskLabel(before)} cannot depend on itself`);
     for (let e = this.succHead.data[before]!; e >= 0; e = this.edgeNext.data[e]!) {
       if (this.edgeTarget.data[e] === after) return;
     }
@@ -346,7 +355,11 @@ export class TaskGraph {
         if (--left[s]! === 0) order[tail++] = s;
       }
     }
-    if (tail < n) throw new LocusError(`cycle in explicit dependencies: ${this.describeCycle(left)}`);
+    if (tail < n)
+      throw new LocusError(
+        'LOCUS_GRAPH_INVALID',
+        `cycle in explicit dependencies: ${this.describeCycle(left)}`,
+      );
     return order;
   }
 

@@ -15,6 +15,7 @@ export class Rng {
   constructor(seed: number) {
     if (!Number.isSafeInteger(seed)) {
       throw new LocusError(
+        'LOCUS_OPTION_INVALID',
         `seed ${typeof seed === 'string' ? `'${seed}'` : String(seed)} is not a seed; use an integer from 0 to 2147483647`,
       );
     }

@@ -13,7 +13,7 @@ export function parseAccessMode(text: string): AccessMode {
   if (text === 'R') return AccessMode.R;
   if (text === 'W') return AccessMode.W;
   if (text === 'RW') return AccessMode.RW;
-  throw new LocusError(`unknown access mode '${text}': use R, W or RW`);
+  throw new LocusError('LOCUS_OPTION_INVALID', `unknown access mode '${text}': use R, W or RW`);
 }
 
 /** Prints an AccessMode as 'R', 'W' or 'RW'. */
@@ -28,9 +28,57 @@ export type WorkerKind = 'cpu' | 'gpu';
 export const WORKER_KINDS: readonly WorkerKind[] = ['cpu', 'gpu'];
 
 /**
- * An error caused by the user's input (a bad option, file or task graph). The CLI prints its
- * message as one line and exits with code 2; anything else is a bug and keeps its stack.
+ * The stable codes a LocusError carries in `err.code`, grouped by what went wrong rather than
+ * by message; docs/errors.md explains each one, which API raises it and how to fix it.
+ */
+export const LOCUS_ERROR_CODES = [
+  'LOCUS_OPTION_INVALID',
+  'LOCUS_OPTION_CONFLICT',
+  'LOCUS_NAME_UNKNOWN',
+  'LOCUS_PLATFORM_INVALID',
+  'LOCUS_GRAPH_INVALID',
+  'LOCUS_DATA_INVALID',
+  'LOCUS_STATE_INVALID',
+  'LOCUS_POLICY_INCOMPATIBLE',
+  'LOCUS_WORKER_MISSING',
+  'LOCUS_GPU_MEMORY_TOO_SMALL',
+  'LOCUS_HOST_MEMORY_TOO_SMALL',
+  'LOCUS_SIMULATION_FAILED',
+  'LOCUS_TASK_FAILED',
+  'LOCUS_TASK_CANCELLED',
+  'LOCUS_INTERRUPTED',
+  'LOCUS_WORKER_THREAD_FAILED',
+  'LOCUS_MODEL_UNCALIBRATED',
+  'LOCUS_FILE_READ_FAILED',
+  'LOCUS_FILE_WRITE_FAILED',
+  'LOCUS_FILE_INVALID',
+  'LOCUS_OPTIONAL_PACKAGE_MISSING',
+  'LOCUS_UNCLASSIFIED',
+] as const;
+
+/** One of the stable codes of LOCUS_ERROR_CODES. */
+export type LocusErrorCode = (typeof LOCUS_ERROR_CODES)[number];
+
+/**
+ * An error caused by the user's input (a bad option, file or task graph) or by a run that could
+ * not finish (a failed task, an interrupt). `code` is stable across versions (see
+ * docs/errors.md); the message is one line for people and may change. The CLI prints the message
+ * as `locus: <message>` and exits with code 2; anything else is a bug and keeps its stack.
  */
 export class LocusError extends Error {
   override name = 'LocusError';
+  /** The stable code of this kind of error, e.g. 'LOCUS_OPTION_INVALID'. */
+  readonly code: LocusErrorCode;
+
+  /** An error with a stable `code` and a one-line `message`; `options.cause` as for Error. */
+  constructor(code: LocusErrorCode, message: string, options?: ErrorOptions);
+  /**
+   * @deprecated Transitional: an error without a code (its code is 'LOCUS_UNCLASSIFIED'); give
+   * a code as the first argument instead. Will be removed once every call site has one.
+   */
+  constructor(message: string);
+  constructor(codeOrMessage: string, message?: string, options?: ErrorOptions) {
+    super(message ?? codeOrMessage, options);
+    this.code = message === undefined ? 'LOCUS_UNCLASSIFIED' : (codeOrMessage as LocusErrorCode);
+  }
 }

@@ -25,6 +25,7 @@ export function createEviction(name: string): EvictionPolicy {
   const entry = EVICTION_POLICIES[name];
   if (!entry) {
     throw new LocusError(
+      'LOCUS_NAME_UNKNOWN',
       `unknown eviction policy '${name}': use one of ${Object.keys(EVICTION_POLICIES).join(', ')}`,
     );
   }

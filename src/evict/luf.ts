@@ -33,6 +33,7 @@ export class LufEviction extends LruEviction {
     this.sched = ctx.scheduler as PlanningScheduler & EvictionContext['scheduler'];
     if (!this.sched.plannedTasks) {
       throw new LocusError(
+        'LOCUS_POLICY_INCOMPATIBLE',
         `eviction luf needs a scheduler that plans tasks ahead (darts, dm*, ws, prio); '${ctx.scheduler.name}' does not`,
       );
     }

@@ -146,6 +146,7 @@ export async function calibrate(o: CalibrateOptions): Promise<{ bus: BusPair[]; 
       const left = missingSamples(store, n, kinds, minSamples);
       if (left.length > 0)
         throw new LocusError(
+          'LOCUS_MODEL_UNCALIBRATED',
           `calibration of tile ${n} did not converge: ${left.join(', ')} still lack samples`,
         );
     }

@@ -45,10 +45,14 @@ export class TiledMatrix {
       ['tile', tile],
     ] as const) {
       if (!Number.isInteger(v) || v < 1)
-        throw new LocusError(`matrix ${name}: ${what} must be a positive integer (got ${v})`);
+        throw new LocusError(
+          'LOCUS_DATA_INVALID',
+          `matrix ${name}: ${what} must be a positive integer (got ${v})`,
+        );
     }
     if (array.length !== rows * cols) {
       throw new LocusError(
+        'LOCUS_DATA_INVALID',
         `matrix ${name}: the array has ${array.length} elements, not rows x cols = ${rows * cols}`,
       );
     }
@@ -77,6 +81,7 @@ export class TiledMatrix {
   at(i: number, j: number): TileData {
     if (!(i >= 0 && i < this.tileRows && j >= 0 && j < this.tileCols)) {
       throw new LocusError(
+        'LOCUS_DATA_INVALID',
         `matrix ${this.name}: no tile (${i}, ${j}) in ${this.tileRows} x ${this.tileCols} tiles`,
       );
     }

@@ -129,7 +129,7 @@ export class WorkerPool {
 
   constructor(size: number) {
     if (!Number.isInteger(size) || size < 1)
-      throw new LocusError(`worker threads must be at least 1 (got ${size})`);
+      throw new LocusError('LOCUS_OPTION_INVALID', `worker threads must be at least 1 (got ${size})`);
     this.threads = Array.from({ length: size }, (_, i) => new WorkerThread(i));
   }
 
@@ -166,7 +166,10 @@ export class WorkerPool {
     );
     for (const r of replies) {
       if (r.type === 'load-error')
-        throw new LocusError(`a worker thread died while loading kernels: ${r.message}`);
+        throw new LocusError(
+          'LOCUS_WORKER_THREAD_FAILED',
+          `a worker thread died while loading kernels: ${r.message}`,
+        );
       if (r.type === 'loaded') for (const e of r.errors) errors.set(e.index, e.message);
     }
     for (let i = this.loaded.length; i < refs.length; i++) this.loaded.push(refs[i]!);
@@ -179,7 +182,8 @@ export class WorkerPool {
     t.respawn();
     if (this.loaded.length === 0) return;
     const r = await t.request({ type: 'load', kernels: this.loaded.map((ref, index) => ({ index, ref })) });
-    if (r.type === 'load-error') throw new LocusError(`cannot restart worker ${i}: ${r.message}`);
+    if (r.type === 'load-error')
+      throw new LocusError('LOCUS_WORKER_THREAD_FAILED', `cannot restart worker ${i}: ${r.message}`);
   }
 
   /** Ends every thread. */

@@ -168,7 +168,7 @@ export interface RuntimeOptions {
   onWarning?: ((message: string) => void) | undefined;
 }
 
-/** Tasks that failed: names them; the tasks that depend on them were cancelled. */
+/** Tasks that failed (code 'LOCUS_TASK_FAILED'): names them; the tasks that depend on them were cancelled. */
 export class TaskFailedError extends LocusError {
   constructor(
     readonly failures: readonly TaskFailure[],
@@ -180,15 +180,15 @@ export class TaskFailedError extends LocusError {
     const more = failures.length > 1 ? ` (and ${failures.length - 1} more failed tasks)` : '';
     const tail =
       report === undefined ? '' : `; ${cancelled} dependent task${cancelled === 1 ? '' : 's'} cancelled`;
-    super(`task ${f.label} (codelet ${f.codelet}) failed: ${f.message}${more}${tail}`);
+    super('LOCUS_TASK_FAILED', `task ${f.label} (codelet ${f.codelet}) failed: ${f.message}${more}${tail}`);
     this.name = 'TaskFailedError';
   }
 }
 
-/** A task that did not run because a task it depends on failed or was cancelled. */
+/** A task that did not run because a task it depends on failed or was cancelled (code 'LOCUS_TASK_CANCELLED'). */
 export class TaskCancelledError extends LocusError {
   constructor(readonly label: string) {
-    super(`task ${label} was cancelled: a task it depends on failed`);
+    super('LOCUS_TASK_CANCELLED', `task ${label} was cancelled: a task it depends on failed`);
     this.name = 'TaskCancelledError';
   }
 }
@@ -324,7 +324,10 @@ export class Runtime {
   static async create(options: RuntimeOptions = {}): Promise<Runtime> {
     const mode = options.mode ?? 'real';
     if (mode !== 'real' && mode !== 'simulated') {
-      throw new LocusError(`mode must be 'real' or 'simulated' (got '${String(mode)}')`);
+      throw new LocusError(
+        'LOCUS_OPTION_INVALID',
+        `mode must be 'real' or 'simulated' (got '${String(mode)}')`,
+      );
     }
     const gpuMem = typeof options.gpuMemory === 'string' ? parseSize(options.gpuMemory) : options.gpuMemory;
     const platform =
@@ -339,6 +342,7 @@ export class Runtime {
     if (mode === 'real') {
       if (platform.workers.length > 256) {
         throw new LocusError(
+          'LOCUS_PLATFORM_INVALID',
           `platform ${platform.name} has ${platform.workers.length} workers: a real run starts one thread each (at most 256); use a platform with fewer workers`,
         );
       }
@@ -365,7 +369,10 @@ export class Runtime {
   /** Registers runtime-owned data of `length` zero elements (read it with acquire). */
   scratch(dtype: DType, length: number, options: { name?: string | undefined } = {}): Data {
     if (!DTYPES.includes(dtype))
-      throw new LocusError(`unknown dtype '${dtype}': use one of ${DTYPES.join(', ')}`);
+      throw new LocusError(
+        'LOCUS_OPTION_INVALID',
+        `unknown dtype '${dtype}': use one of ${DTYPES.join(', ')}`,
+      );
     return this.describe(this.addHandle(DTYPES.indexOf(dtype), length, undefined, options.name));
   }
 
@@ -402,7 +409,7 @@ export class Runtime {
   ): number {
     this.checkOpen();
     if (!Number.isInteger(length) || length < 1) {
-      throw new LocusError(`data length must be a positive integer (got ${length})`);
+      throw new LocusError('LOCUS_DATA_INVALID', `data length must be a positive integer (got ${length})`);
     }
     const id = this.store.addHandle(dtype, length, init);
     const label = name ?? `data${id}`;
@@ -427,12 +434,14 @@ export class Runtime {
     const owner = owners.get(d as object);
     if (owner !== this) {
       throw new LocusError(
+        'LOCUS_DATA_INVALID',
         owner === undefined
           ? `${what}: ${String((d as Partial<Data>)?.name ?? d)} is not data registered with a Runtime (use rt.data, rt.scratch or rt.matrix)`
           : `${what}: ${d.name} belongs to another Runtime: register it with this one`,
       );
     }
-    if (this.names[d.id] === undefined) throw new LocusError(`${what}: ${d.name} was unregistered`);
+    if (this.names[d.id] === undefined)
+      throw new LocusError('LOCUS_DATA_INVALID', `${what}: ${d.name} was unregistered`);
   }
 
   // ---------------------------------------------------------------- codelets and tasks
@@ -440,11 +449,11 @@ export class Runtime {
   /** Declares a codelet. */
   codelet(spec: CodeletSpec): Codelet {
     this.checkOpen();
-    if (!spec.name) throw new LocusError('a codelet needs a name');
+    if (!spec.name) throw new LocusError('LOCUS_GRAPH_INVALID', 'a codelet needs a name');
     let kernel = -1;
     if (spec.kernel) {
       if (this.mode === 'real' && !spec.kernel.export)
-        throw new LocusError(`codelet ${spec.name}: kernel.export is empty`);
+        throw new LocusError('LOCUS_GRAPH_INVALID', `codelet ${spec.name}: kernel.export is empty`);
       const module = spec.kernel.module instanceof URL ? spec.kernel.module.href : spec.kernel.module;
       kernel = this.kernels.findIndex((k) => k.module === module && k.export === spec.kernel!.export);
       if (kernel < 0) kernel = this.kernels.push({ module, export: spec.kernel.export }) - 1;
@@ -462,6 +471,7 @@ export class Runtime {
     this.checkOpen();
     if (owners.get(codelet as object) !== this || this.codelets[codelet.id] === undefined) {
       throw new LocusError(
+        'LOCUS_GRAPH_INVALID',
         `codelet ${String((codelet as Partial<Codelet>)?.name)} was not declared on this Runtime: declare it with rt.codelet`,
       );
     }
@@ -471,10 +481,14 @@ export class Runtime {
       const [d, mode] = access;
       const m = MODES[mode];
       if (m === undefined)
-        throw new LocusError(`task ${label}: access mode must be R, W or RW (got '${String(mode)}')`);
+        throw new LocusError(
+          'LOCUS_GRAPH_INVALID',
+          `task ${label}: access mode must be R, W or RW (got '${String(mode)}')`,
+        );
       this.checkData(d, `task ${label}`);
       if (list.some(([h]) => h === d.id)) {
         throw new LocusError(
+          'LOCUS_GRAPH_INVALID',
           `task ${label} lists ${d.name} twice: give each datum once, with mode RW if it is read and written`,
         );
       }
@@ -587,8 +601,9 @@ export class Runtime {
     this.checkData(d, 'acquire');
     const m = MODES[mode];
     if (m !== AccessMode.R && m !== AccessMode.RW)
-      throw new LocusError(`acquire mode must be R or RW (got '${mode}')`);
-    if (this.held.has(d.id)) throw new LocusError(`${d.name} is already acquired: release it first`);
+      throw new LocusError('LOCUS_OPTION_INVALID', `acquire mode must be R or RW (got '${mode}')`);
+    if (this.held.has(d.id))
+      throw new LocusError('LOCUS_STATE_INVALID', `${d.name} is already acquired: release it first`);
     const task = this.graph.submit(this.acquireCodelet, [[d.id, m]], {
       app: true,
       name: `acquire(${d.name})`,
@@ -608,7 +623,7 @@ export class Runtime {
     this.checkData(d, 'release');
     const task = this.held.get(d.id);
     if (task === undefined || this.status[task] !== ACQUIRED)
-      throw new LocusError(`${d.name} is not acquired`);
+      throw new LocusError('LOCUS_STATE_INVALID', `${d.name} is not acquired`);
     this.held.delete(d.id);
     this.holding--;
     this.copyBack([d.id]);
@@ -693,7 +708,7 @@ export class Runtime {
 
   private checkOpen(): void {
     if (this.fatal) throw this.fatal;
-    if (this.closed) throw new LocusError('this runtime is closed: create a new one');
+    if (this.closed) throw new LocusError('LOCUS_STATE_INVALID', 'this runtime is closed: create a new one');
   }
 
   private throwFatal(): void {
@@ -702,7 +717,7 @@ export class Runtime {
 
   private abort(): void {
     if (this.fatal) return;
-    this.fatal = new LocusError('interrupted');
+    this.fatal = new LocusError('LOCUS_INTERRUPTED', 'interrupted');
     void this.pool?.close();
     if (this.session?.backend instanceof ThreadBackend) this.session.backend.ring();
     this.wakeEveryone();
@@ -1050,7 +1065,10 @@ function dtypeOf(a: DataArray): number {
   if (a instanceof Float32Array) return 1;
   if (a instanceof Int32Array) return 2;
   if (a instanceof Uint8Array) return 3;
-  throw new LocusError('data must be a Float64Array, Float32Array, Int32Array or Uint8Array');
+  throw new LocusError(
+    'LOCUS_DATA_INVALID',
+    'data must be a Float64Array, Float32Array, Int32Array or Uint8Array',
+  );
 }
 
 function bytesOf(d: DType): number {

@@ -112,6 +112,7 @@ const oneLine = (e: unknown) => String((e as Error)?.message ?? e).replace(/\s+/
 function writeError(folder: string, e: unknown): Error {
   if (e instanceof LocusError || codeOf(e) === undefined) return e as Error;
   return new LocusError(
+    'LOCUS_FILE_WRITE_FAILED',
     `cannot write perf models in folder ${folder} (${oneLine(e)}): make it writable or set LOCUS_PERFMODEL_DIR to another folder`,
   );
 }
@@ -153,6 +154,7 @@ function withLock<T>(file: string, folder: string, fn: () => T): T {
       if (removeIfStale(lock)) continue;
       if (Date.now() > deadline) {
         throw new LocusError(
+          'LOCUS_FILE_WRITE_FAILED',
           `perf model file ${file} stayed locked for ${LOCK_WAIT_MS / 1000} s by another process (${lock}): retry, or remove the lock file if no Locus process is running`,
         );
       }
@@ -237,13 +239,19 @@ function readStoreFile<T>(file: string, format: string, schema: z.ZodType<T>): T
     text = readFileSync(file, 'utf8');
   } catch (e) {
     if (codeOf(e) === 'ENOENT' || codeOf(e) === 'ENOTDIR') return undefined;
-    throw new LocusError(`cannot read perf model file ${file} (${oneLine(e)}): ${REMEDY}`);
+    throw new LocusError(
+      'LOCUS_FILE_READ_FAILED',
+      `cannot read perf model file ${file} (${oneLine(e)}): ${REMEDY}`,
+    );
   }
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (e) {
-    throw new LocusError(`perf model file ${file} is not valid JSON (${oneLine(e)}): ${REMEDY}`);
+    throw new LocusError(
+      'LOCUS_FILE_INVALID',
+      `perf model file ${file} is not valid JSON (${oneLine(e)}): ${REMEDY}`,
+    );
   }
   const obj = (data !== null && typeof data === 'object' && !Array.isArray(data) ? data : {}) as Record<
     string,
@@ -253,6 +261,7 @@ function readStoreFile<T>(file: string, format: string, schema: z.ZodType<T>): T
     const f = typeof obj.format === 'string' ? `format '${obj.format}'` : 'no format';
     const v = obj.version === undefined ? 'no version' : `version ${JSON.stringify(obj.version)}`;
     throw new LocusError(
+      'LOCUS_FILE_INVALID',
       `perf model file ${file} has ${f} ${v}; this Locus reads ${format} version ${VERSION}: move it away or set LOCUS_PERFMODEL_DIR to another folder`,
     );
   }
@@ -260,6 +269,7 @@ function readStoreFile<T>(file: string, format: string, schema: z.ZodType<T>): T
   if (!result.success) {
     const issue = result.error.issues[0]!;
     throw new LocusError(
+      'LOCUS_FILE_INVALID',
       `perf model file ${file} has a bad field ${formatPath(issue.path) || '(top level)'} (${oneLine(issue.message)}): ${REMEDY}`,
     );
   }
@@ -290,6 +300,7 @@ function codeletText(file: string, codelet: string, entries: readonly HistoryEnt
     const at = issue.path[0] === 'entries' ? out[issue.path[1] as number] : undefined;
     const which = at ? ` (${at.kind}, footprint ${at.footprint})` : '';
     throw new LocusError(
+      'LOCUS_FILE_WRITE_FAILED',
       `perf model file ${file} not updated: the merged statistics have a bad field ${formatPath(issue.path)}${which} (${oneLine(issue.message)}, got ${String(issue.path.reduce<unknown>((o, k) => (o as Record<PropertyKey, unknown>)?.[k], data))}); the file is kept as it was`,
     );
   }
@@ -350,7 +361,10 @@ export class ModelStore {
     } catch (e) {
       // Missing (or a file in its place, which saving reports): no models yet.
       if (codeOf(e) === 'ENOENT' || codeOf(e) === 'ENOTDIR') return model;
-      const error = new LocusError(`cannot read perf model folder ${folder} (${oneLine(e)}): ${REMEDY}`);
+      const error = new LocusError(
+        'LOCUS_FILE_READ_FAILED',
+        `cannot read perf model folder ${folder} (${oneLine(e)}): ${REMEDY}`,
+      );
       if (onBadFile === undefined) throw error;
       onBadFile(error.message);
       return model;
@@ -396,7 +410,7 @@ export class ModelStore {
     if (codelets.length === 0) return;
     const folder = this.ensureFolder('codelets');
     const failed: string[] = [];
-    let first: unknown;
+    let first: LocusError | undefined;
     for (const codelet of codelets) {
       const path = this.codeletFile(codelet);
       try {
@@ -417,7 +431,7 @@ export class ModelStore {
     if (failed.length === 0) return;
     const others =
       failed.length > 1 ? ` (and ${failed.length - 1} more codelets: ${failed.slice(1).join(', ')})` : '';
-    throw new LocusError(`${(first as Error).message}${others}`);
+    throw new LocusError(first!.code, `${first!.message}${others}`, { cause: first });
   }
 
   /** A machine's calibrated bus, or undefined when it has none. */
@@ -462,6 +476,7 @@ export class ModelStore {
     const current = readStoreFile(path, CODELET_FORMAT, codeletSchema);
     if (current !== undefined && current.codelet !== codelet) {
       throw new LocusError(
+        'LOCUS_FILE_INVALID',
         `perf model file ${path} holds codelet '${current.codelet}', not '${codelet}' (both names map to this file): rename one of the codelets`,
       );
     }

@@ -176,11 +176,13 @@ export function checkOptions(name: string, limits: Limits, opts: PresetOptions =
     if (!Number.isInteger(v) || v < 0) {
       const shown = typeof v === 'string' ? `'${v}'` : String(v);
       throw new LocusError(
+        'LOCUS_PLATFORM_INVALID',
         `preset ${name}: ${what} = ${shown} is not a count; use an integer from 0 to ${max}`,
       );
     }
     if (v > max) {
       throw new LocusError(
+        'LOCUS_PLATFORM_INVALID',
         `preset ${name}: ${what} = ${v}, but the machine has ${max} ${what === 'gpus' ? 'GPUs' : 'cores'} (use 0 to ${max})`,
       );
     }
@@ -188,10 +190,14 @@ export function checkOptions(name: string, limits: Limits, opts: PresetOptions =
   };
   const gpus = count('gpus', opts.gpus ?? limits.defaultGpus, limits.gpus);
   const cpus = count('cpus', opts.cpus ?? limits.defaultCpus(gpus), limits.cores);
-  if (gpus === 0 && cpus === 0) throw new LocusError(`preset ${name}: no workers (gpus = 0 needs cpus > 0)`);
+  if (gpus === 0 && cpus === 0)
+    throw new LocusError('LOCUS_PLATFORM_INVALID', `preset ${name}: no workers (gpus = 0 needs cpus > 0)`);
   const gpuMem = opts.gpuMem;
   if (gpuMem !== undefined && !(Number.isFinite(gpuMem) && gpuMem > 0)) {
-    throw new LocusError(`preset ${name}: gpuMem must be a positive number of bytes (got ${gpuMem})`);
+    throw new LocusError(
+      'LOCUS_PLATFORM_INVALID',
+      `preset ${name}: gpuMem must be a positive number of bytes (got ${gpuMem})`,
+    );
   }
   return { gpus, cpus, gpuMem };
 }

@@ -30,6 +30,7 @@ export function resolvePlatform(nameOrFile: string, opts: PresetOptions = {}): P
   if (key.endsWith('.json') && existsSync(nameOrFile)) {
     if (opts.gpus !== undefined || opts.cpus !== undefined) {
       throw new LocusError(
+        'LOCUS_OPTION_CONFLICT',
         `${nameOrFile}: gpus and cpus apply to presets only; edit the platform file instead`,
       );
     }
@@ -37,13 +38,19 @@ export function resolvePlatform(nameOrFile: string, opts: PresetOptions = {}): P
     try {
       text = readFileSync(nameOrFile, 'utf8');
     } catch (e) {
-      throw new LocusError(`${nameOrFile}: cannot read the platform file: ${(e as Error).message}`);
+      throw new LocusError(
+        'LOCUS_FILE_READ_FAILED',
+        `${nameOrFile}: cannot read the platform file: ${(e as Error).message}`,
+      );
     }
     const p = parsePlatformFile(text, nameOrFile);
     const gpuMem = opts.gpuMem;
     if (gpuMem === undefined) return p;
     if (!(Number.isFinite(gpuMem) && gpuMem > 0)) {
-      throw new LocusError(`${nameOrFile}: gpuMem must be a positive number of bytes (got ${gpuMem})`);
+      throw new LocusError(
+        'LOCUS_PLATFORM_INVALID',
+        `${nameOrFile}: gpuMem must be a positive number of bytes (got ${gpuMem})`,
+      );
     }
     return {
       ...p,
@@ -51,9 +58,13 @@ export function resolvePlatform(nameOrFile: string, opts: PresetOptions = {}): P
     };
   }
   if (key.endsWith('.json')) {
-    throw new LocusError(`platform file '${nameOrFile}' not found (the presets are ${presetList()})`);
+    throw new LocusError(
+      'LOCUS_NAME_UNKNOWN',
+      `platform file '${nameOrFile}' not found (the presets are ${presetList()})`,
+    );
   }
   throw new LocusError(
+    'LOCUS_NAME_UNKNOWN',
     `unknown platform '${nameOrFile}': use a preset (${presetList()}) or a path to a .json platform file`,
   );
 }

@@ -136,7 +136,10 @@ const capacity = quantity((v) => {
   if (typeof v === 'string' && v.trim().toLowerCase() === 'unlimited') return Number.POSITIVE_INFINITY;
   const bytes = parseSize(v);
   if (bytes > PLATFORM_LIMITS.capacity) {
-    throw new LocusError(`${typeof v === 'string' ? `'${v}'` : v} is more than 1 EiB (the limit)`);
+    throw new LocusError(
+      'LOCUS_PLATFORM_INVALID',
+      `${typeof v === 'string' ? `'${v}'` : v} is more than 1 EiB (the limit)`,
+    );
   }
   return bytes;
 }, ', or unlimited');
@@ -146,6 +149,7 @@ const latency = quantity((v) => {
   const s = parseDuration(v);
   if (s > PLATFORM_LIMITS.latency) {
     throw new LocusError(
+      'LOCUS_PLATFORM_INVALID',
       `${typeof v === 'string' ? `'${v}'` : v} is more than ${PLATFORM_LIMITS.latency} s (the limit)`,
     );
   }
@@ -245,7 +249,10 @@ function issueMessage(iss: {
  */
 export function compilePlatform(data: unknown, source: string, defaultName = source): Platform {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    throw new LocusError(`${source}: a platform file holds one JSON object ({"memoryNodes": [...], ...})`);
+    throw new LocusError(
+      'LOCUS_PLATFORM_INVALID',
+      `${source}: a platform file holds one JSON object ({"memoryNodes": [...], ...})`,
+    );
   }
   const result = platformFileSchema.safeParse(data, { error: issueMessage });
   if (!result.success) {
@@ -253,7 +260,10 @@ export function compilePlatform(data: unknown, source: string, defaultName = sou
     const where = formatPath(issue.path);
     const others = result.error.issues.length - 1;
     const more = others > 0 ? ` (and ${others} more error${others > 1 ? 's' : ''})` : '';
-    throw new LocusError(`${source}: ${where ? `${where}: ` : ''}${issue.message}${more}`);
+    throw new LocusError(
+      'LOCUS_PLATFORM_INVALID',
+      `${source}: ${where ? `${where}: ` : ''}${issue.message}${more}`,
+    );
   }
   return compileParsed(result.data, source, defaultName);
 }
@@ -273,7 +283,7 @@ export function parsePlatformFile(text: string, fileName: string): Platform {
       const before = text.slice(0, Number(pos[1])).split('\n');
       message += ` (line ${before.length} column ${before[before.length - 1]!.length + 1})`;
     }
-    throw new LocusError(`${fileName}: invalid JSON: ${message}`);
+    throw new LocusError('LOCUS_PLATFORM_INVALID', `${fileName}: invalid JSON: ${message}`);
   }
   return compilePlatform(data, fileName, basename(fileName).replace(/\.json$/i, ''));
 }
@@ -281,7 +291,7 @@ export function parsePlatformFile(text: string, fileName: string): Platform {
 /** Turns a validated file into a Platform, checking names, references and routes. */
 function compileParsed(spec: ParsedPlatformFile, source: string, defaultName: string): Platform {
   const fail = (path: string, message: string): never => {
-    throw new LocusError(`${source}: ${path}: ${message}`);
+    throw new LocusError('LOCUS_PLATFORM_INVALID', `${source}: ${path}: ${message}`);
   };
 
   const nodes: MemoryNode[] = [];

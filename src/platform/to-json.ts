@@ -102,7 +102,10 @@ function isHostBus(p: Platform, bus: number): boolean {
 export function platformToJson(p: Platform): string {
   const n = p.nodes.length;
   const cannot = (why: string): never => {
-    throw new LocusError(`platform '${p.name}' cannot be written as a platform file: ${why}`);
+    throw new LocusError(
+      'LOCUS_PLATFORM_INVALID',
+      `platform '${p.name}' cannot be written as a platform file: ${why}`,
+    );
   };
   const hostBusIndex = p.links.findIndex((l) => l.name === 'host-bus');
   const hostBus = hostBusIndex >= 0 && isHostBus(p, hostBusIndex) ? hostBusIndex : -1;

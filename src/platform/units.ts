@@ -46,7 +46,10 @@ function splitQuantity(text: string): [number, string] | null {
 /** The error for a value that did not parse, optionally prefixed by the option or field name. */
 function notA(what: string, value: unknown, examples: string, label?: string): LocusError {
   const shown = typeof value === 'string' ? `'${value}'` : String(value);
-  return new LocusError(`${label ? `${label}: ` : ''}${shown} is not ${what}; use e.g. ${examples}`);
+  return new LocusError(
+    'LOCUS_OPTION_INVALID',
+    `${label ? `${label}: ` : ''}${shown} is not ${what}; use e.g. ${examples}`,
+  );
 }
 
 /** Shared parser: a finite number, or a string whose unit `scale` turns into an SI number. */

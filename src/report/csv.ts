@@ -43,7 +43,7 @@ export function writeCsv<T extends object>(
   try {
     writeFileSync(file, toCsv(rows, columns));
   } catch (e) {
-    throw new LocusError(`cannot write ${file}: ${(e as Error).message}`);
+    throw new LocusError('LOCUS_FILE_WRITE_FAILED', `cannot write ${file}: ${(e as Error).message}`);
   }
 }
 
@@ -81,7 +81,7 @@ export function parseCsv(text: string): string[][] {
     } else field += c;
     i++;
   }
-  if (quoted) throw new LocusError('CSV text ends inside a quoted field');
+  if (quoted) throw new LocusError('LOCUS_FILE_INVALID', 'CSV text ends inside a quoted field');
   if (field !== '' || row.length > 0) {
     row.push(field);
     rows.push(row);

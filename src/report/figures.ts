@@ -93,6 +93,10 @@ export const FIGURES: Record<string, FigureDef> = {
 /** The figure `name`; throws a one-line LocusError listing the known ones. */
 export function getFigure(name: string): FigureDef {
   const f = Object.hasOwn(FIGURES, name) ? FIGURES[name] : undefined;
-  if (!f) throw new LocusError(`unknown figure '${name}': use one of ${Object.keys(FIGURES).join(', ')}`);
+  if (!f)
+    throw new LocusError(
+      'LOCUS_NAME_UNKNOWN',
+      `unknown figure '${name}': use one of ${Object.keys(FIGURES).join(', ')}`,
+    );
   return f;
 }

@@ -587,6 +587,7 @@ function loadPlotStack(): Promise<PlotStack> {
       plotStack = undefined;
       if (e.code !== 'ERR_MODULE_NOT_FOUND') throw e;
       throw new LocusError(
+        'LOCUS_OPTIONAL_PACKAGE_MISSING',
         'drawing plots needs the optional packages vega, vega-lite and @resvg/resvg-js: run `npm install vega vega-lite @resvg/resvg-js`',
       );
     },

@@ -33,6 +33,7 @@ function splitSpec(spec: string): { scheduler: string; eviction?: string } {
   const parts = text.split('+').map((s) => s.trim());
   if (text === '' || parts.length > 2 || parts.some((p) => p === '')) {
     throw new LocusError(
+      'LOCUS_OPTION_INVALID',
       `policy '${spec}' is not NAME or NAME+EVICTION (e.g. eager, darts+luf); ${knownNames()}`,
     );
   }
@@ -63,7 +64,10 @@ export function parsePolicySpec(spec: string): PolicySpec {
 export function parsePolicySpecs(specs: string | readonly string[]): PolicySpec[] {
   const list = typeof specs === 'string' ? specs.split(',') : [...specs];
   if (list.length === 0 || (list.length === 1 && list[0]!.trim() === '')) {
-    throw new LocusError(`no policy given: name at least one (e.g. eager,random); ${knownNames()}`);
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `no policy given: name at least one (e.g. eager,random); ${knownNames()}`,
+    );
   }
   const split = list.map(splitSpec);
   const badSched = new Set<string>();
@@ -78,12 +82,13 @@ export function parsePolicySpecs(specs: string | readonly string[]): PolicySpec[
       badSched.size > 0 ? `unknown scheduler${badSched.size > 1 ? 's' : ''} ${quote(badSched)}` : '',
       badEvict.size > 0 ? `unknown eviction polic${badEvict.size > 1 ? 'ies' : 'y'} ${quote(badEvict)}` : '',
     ].filter((s) => s !== '');
-    throw new LocusError(`${what.join(' and ')}: ${knownNames()}`);
+    throw new LocusError('LOCUS_NAME_UNKNOWN', `${what.join(' and ')}: ${knownNames()}`);
   }
   const out = split.map((s) => make(s.scheduler, s.eviction));
   const seen = new Set<string>();
   for (const p of out) {
-    if (seen.has(p.label)) throw new LocusError(`policy '${p.label}' is listed twice`);
+    if (seen.has(p.label))
+      throw new LocusError('LOCUS_OPTION_INVALID', `policy '${p.label}' is listed twice`);
     seen.add(p.label);
   }
   return out;

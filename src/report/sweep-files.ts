@@ -23,14 +23,15 @@ export function readRunsCsv(file: string): SweepRow[] {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new LocusError(`cannot read ${file}: ${(e as Error).message}`);
+    throw new LocusError('LOCUS_FILE_READ_FAILED', `cannot read ${file}: ${(e as Error).message}`);
   }
   const lines = parseCsv(text);
   if (lines.length === 0) return [];
   const header = lines[0]!;
   if (header.join(',') !== RUN_COLUMNS.join(',')) {
     throw new LocusError(
-      `${file} was not written by this version of locus sweep (its columns differ): move it away or write to another --out`,
+      'LOCUS_FILE_INVALID',
+      `${file} was not written by this version of locus sweep (its columns differ): move it away or write to another output folder`,
     );
   }
   const rows: SweepRow[] = [];
@@ -39,7 +40,10 @@ export function readRunsCsv(file: string): SweepRow[] {
     // A run cut off while its line was written leaves a short last line: that run is redone.
     if (cells.length !== RUN_COLUMNS.length) {
       if (i === lines.length - 1) break;
-      throw new LocusError(`${file}, line ${i + 1}: ${cells.length} cells, expected ${RUN_COLUMNS.length}`);
+      throw new LocusError(
+        'LOCUS_FILE_INVALID',
+        `${file}, line ${i + 1}: ${cells.length} cells, expected ${RUN_COLUMNS.length}`,
+      );
     }
     const row: Record<string, string | number | null> = {};
     RUN_COLUMNS.forEach((c, j) => {
@@ -49,7 +53,10 @@ export function readRunsCsv(file: string): SweepRow[] {
       else {
         const n = Number(cell);
         if (cell.trim() === '' || !Number.isFinite(n)) {
-          throw new LocusError(`${file}, line ${i + 1}: column ${c} holds '${cell}', not a number`);
+          throw new LocusError(
+            'LOCUS_FILE_INVALID',
+            `${file}, line ${i + 1}: column ${c} holds '${cell}', not a number`,
+          );
         }
         row[c] = n;
       }
@@ -72,7 +79,7 @@ export class RunsCsvWriter {
       this.fd = openSync(file, 'w');
       writeSync(this.fd, toCsv(rows, RUN_COLUMNS));
     } catch (e) {
-      throw new LocusError(`cannot write ${file}: ${(e as Error).message}`);
+      throw new LocusError('LOCUS_FILE_WRITE_FAILED', `cannot write ${file}: ${(e as Error).message}`);
     }
   }
 
@@ -81,7 +88,7 @@ export class RunsCsvWriter {
     try {
       writeSync(this.fd, `${RUN_COLUMNS.map((c) => csvField(row[c])).join(',')}\n`);
     } catch (e) {
-      throw new LocusError(`cannot write ${this.file}: ${(e as Error).message}`);
+      throw new LocusError('LOCUS_FILE_WRITE_FAILED', `cannot write ${this.file}: ${(e as Error).message}`);
     }
   }
 

@@ -232,7 +232,7 @@ export interface SweepProgress {
 
 function checkInt(what: string, v: number, min: number): number {
   if (!Number.isSafeInteger(v) || v < min) {
-    throw new LocusError(`${what} must be an integer >= ${min} (got ${v})`);
+    throw new LocusError('LOCUS_OPTION_INVALID', `${what} must be an integer >= ${min} (got ${v})`);
   }
   return v;
 }
@@ -245,21 +245,28 @@ function checkInt(what: string, v: number, min: number): number {
 export function resolveSweep(spec: SweepSpec): { spec: ResolvedSweep; platform: Platform } {
   if (!Object.hasOwn(WORKLOADS, spec.workload)) {
     throw new LocusError(
+      'LOCUS_NAME_UNKNOWN',
       `unknown workload '${spec.workload}': use one of ${Object.keys(WORKLOADS).join(', ')}`,
     );
   }
-  if (spec.sizes.length === 0) throw new LocusError('no size given: name at least one value of --tiles');
+  if (spec.sizes.length === 0)
+    throw new LocusError('LOCUS_OPTION_INVALID', 'no size given: sizes must list at least one tile count');
   for (const s of spec.sizes) checkInt('every size', s, 1);
   const sizes = [...new Set(spec.sizes)].sort((a, b) => a - b);
   const policies = parsePolicySpecs(spec.policies);
   const reps = checkInt('reps', spec.reps ?? 1, 1);
   const seed = checkInt('seed', spec.seed ?? 1, 0);
-  if (!Number.isSafeInteger(seed + reps)) throw new LocusError(`seed ${seed} + reps ${reps} is too large`);
+  if (!Number.isSafeInteger(seed + reps))
+    throw new LocusError('LOCUS_OPTION_INVALID', `seed ${seed} + reps ${reps} is too large`);
   const noise = spec.noise ?? 0;
-  if (!(noise >= 0 && noise < 1)) throw new LocusError(`noise must be in [0, 1) (got ${noise})`);
+  if (!(noise >= 0 && noise < 1))
+    throw new LocusError('LOCUS_OPTION_INVALID', `noise must be in [0, 1) (got ${noise})`);
   const priorities = spec.priorities ?? 'none';
   if (priorities !== 'none' && priorities !== 'bottom-level') {
-    throw new LocusError(`priorities must be none or bottom-level (got '${String(priorities)}')`);
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `priorities must be none or bottom-level (got '${String(priorities)}')`,
+    );
   }
   const platformName = spec.platform ?? 'v100x2';
   const platform = resolvePlatform(platformName, { gpus: spec.gpus, cpus: spec.cpus, gpuMem: spec.gpuMem });
@@ -367,7 +374,8 @@ function knownRows(s: ResolvedSweep, platform: Platform, done: readonly SweepRow
       !grid.has(runKey(r))
     ) {
       throw new LocusError(
-        `${what} is not part of this sweep (${s.workload} on ${platform.name}, GPU memory ${gpuMem} B): resume with the options of the interrupted sweep, or write to another --out`,
+        'LOCUS_FILE_INVALID',
+        `${what} is not part of this sweep (${s.workload} on ${platform.name}, GPU memory ${gpuMem} B): resume with the options of the interrupted sweep, or write to another output folder`,
       );
     }
     known.set(runKey(r), r);

@@ -40,6 +40,9 @@ export const SCHEDULERS: Record<string, SchedulerEntry> = {
 export function createScheduler(name: string, options: SchedulerOptions = {}): Scheduler {
   const entry = SCHEDULERS[name];
   if (!entry)
-    throw new LocusError(`unknown scheduler '${name}': use one of ${Object.keys(SCHEDULERS).join(', ')}`);
+    throw new LocusError(
+      'LOCUS_NAME_UNKNOWN',
+      `unknown scheduler '${name}': use one of ${Object.keys(SCHEDULERS).join(', ')}`,
+    );
   return entry.create(options);
 }

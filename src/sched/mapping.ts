@@ -29,14 +29,16 @@ export function defaultGrid(gpus: number): { p: number; q: number } {
  * (i, j) as grid[i mod rows][j mod cols].
  */
 export function parseMapping(spec: string, gpus: number): BlockMapping {
-  if (gpus < 1) throw new LocusError('a block mapping needs GPUs: the platform has none');
+  if (gpus < 1)
+    throw new LocusError('LOCUS_POLICY_INCOMPATIBLE', 'a block mapping needs GPUs: the platform has none');
   if (spec === 'rows' || spec === 'cols') return { kind: spec };
   const m = /^2d(?::(\d+)x(\d+))?$/.exec(spec);
   if (m) {
     const grid = m[1] ? { p: Number(m[1]), q: Number(m[2]) } : defaultGrid(gpus);
     if (grid.p * grid.q !== gpus || grid.p < 1) {
       throw new LocusError(
-        `--mapping ${spec}: a ${grid.p} x ${grid.q} grid needs ${grid.p * grid.q} GPUs, the platform has ${gpus}`,
+        'LOCUS_OPTION_INVALID',
+        `block mapping '${spec}': a ${grid.p} x ${grid.q} grid needs ${grid.p * grid.q} GPUs, the platform has ${gpus}`,
       );
     }
     return { kind: 'cyclic2d', ...grid };
@@ -46,7 +48,10 @@ export function parseMapping(spec: string, gpus: number): BlockMapping {
     try {
       data = JSON.parse(readFileSync(spec, 'utf8'));
     } catch (e) {
-      throw new LocusError(`--mapping ${spec}: cannot read it as JSON (${(e as Error).message})`);
+      throw new LocusError(
+        'LOCUS_OPTION_INVALID',
+        `block mapping '${spec}': cannot read it as JSON (${(e as Error).message})`,
+      );
     }
     const grid = (data as { grid?: unknown }).grid;
     const ok =
@@ -61,12 +66,16 @@ export function parseMapping(spec: string, gpus: number): BlockMapping {
       );
     if (!ok) {
       throw new LocusError(
-        `--mapping ${spec}: expected { "grid": [[...], ...] }, rows of equal length holding GPU indices 0 to ${gpus - 1}`,
+        'LOCUS_OPTION_INVALID',
+        `block mapping '${spec}': expected { "grid": [[...], ...] }, rows of equal length holding GPU indices 0 to ${gpus - 1}`,
       );
     }
     return { kind: 'grid', grid: grid as number[][], source: spec };
   }
-  throw new LocusError(`--mapping must be 2d, 2d:PxQ, rows, cols or a .json file (got '${spec}')`);
+  throw new LocusError(
+    'LOCUS_OPTION_INVALID',
+    `a block mapping is 2d, 2d:PxQ, rows, cols or a .json file (got '${spec}')`,
+  );
 }
 
 /** The GPU index (0 .. gpus - 1) owning block (i, j). */

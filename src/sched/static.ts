@@ -31,7 +31,10 @@ export class StaticScheduler implements Scheduler {
     this.ctx = ctx;
     this.owners.init(ctx);
     if (this.owners.gpuWorkers.length === 0) {
-      throw new LocusError('scheduler static binds tasks to GPUs: the platform has none');
+      throw new LocusError(
+        'LOCUS_POLICY_INCOMPATIBLE',
+        'scheduler static binds tasks to GPUs: the platform has none',
+      );
     }
     this.queues = ctx.platform.workers.map(() => new IntQueue());
     this.mapping = this.options.mapping ?? parseMapping('2d', this.owners.gpuWorkers.length);

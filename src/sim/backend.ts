@@ -66,7 +66,8 @@ export class SimBackend implements Backend {
 
   constructor(private readonly o: SimBackendOptions) {
     const noise = o.noise ?? 0;
-    if (!(noise >= 0 && noise < 1)) throw new LocusError(`--noise must be in [0, 1) (got ${noise})`);
+    if (!(noise >= 0 && noise < 1))
+      throw new LocusError('LOCUS_OPTION_INVALID', `noise must be in [0, 1) (got ${noise})`);
     this.noise = noise;
     this.noiseRng = new Rng((o.seed ?? 1) ^ 0x5eed);
     const p = o.platform;
@@ -74,9 +75,11 @@ export class SimBackend implements Backend {
     this.nodes = p.nodes.length;
     this.latency = new Float64Array(this.nodes * this.nodes).fill(-1);
     this.streams = o.streams ?? 1;
-    if (!(this.streams >= 1)) throw new LocusError(`streams must be at least 1 (got ${this.streams})`);
+    if (!(this.streams >= 1))
+      throw new LocusError('LOCUS_OPTION_INVALID', `streams must be at least 1 (got ${this.streams})`);
     this.wakeLatency = o.wakeLatency ?? 0;
-    if (!(this.wakeLatency >= 0)) throw new LocusError(`wake latency must be >= 0 (got ${this.wakeLatency})`);
+    if (!(this.wakeLatency >= 0))
+      throw new LocusError('LOCUS_OPTION_INVALID', `wake latency must be >= 0 (got ${this.wakeLatency})`);
     this.lastEnd = new Float64Array(p.workers.length).fill(-1);
     this.active = new Int32Array(this.nodes * this.nodes);
     this.waiting = Array.from({ length: this.nodes * this.nodes }, () => []);

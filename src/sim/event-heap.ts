@@ -19,6 +19,7 @@ export class EventHeap {
   push(time: number, kind: number, payload: number): void {
     if (!(time < Number.POSITIVE_INFINITY)) {
       throw new LocusError(
+        'LOCUS_SIMULATION_FAILED',
         `a simulated event falls at ${time} s, not a finite time: check the platform's latencies and rates`,
       );
     }

@@ -28,6 +28,7 @@ export function checkDuration(
   const codelet = graph.codelets[graph.taskCodelet.data[task]!]!.name;
   const w = platform.workers[worker]!;
   throw new LocusError(
+    'LOCUS_SIMULATION_FAILED',
     `task ${task} (${codelet}, ${graph.taskFlops.data[task]} flop) on ${w.name} lasts ${d} s at ${now} s of virtual time: durations must be finite; check ${w.name}'s rate (${w.codeletFlops[codelet] ?? w.flops} flop/s) and the task's flops`,
   );
 }
@@ -52,6 +53,7 @@ export class ProgressGuard {
     }
     if (++this.idle < STUCK_EVENTS) return;
     throw new LocusError(
+      'LOCUS_SIMULATION_FAILED',
       `simulation makes no progress at ${now} s of virtual time: ${STUCK_EVENTS} events with no task or transfer finishing (${engine.finishedTasks} of ${engine.graph.taskCount} tasks finished, ${inFlight} transfers in flight); the platform's figures are probably off by orders of magnitude`,
     );
   }

@@ -108,6 +108,7 @@ export class Network {
     this.next = this.lastUpdate + best;
     if (this.count > 0 && !Number.isFinite(this.next)) {
       throw new LocusError(
+        'LOCUS_SIMULATION_FAILED',
         `a transfer's completion time is not finite (${this.next} s at ${this.lastUpdate} s of virtual time, ${this.count} in flight): check the platform's bandwidths`,
       );
     }

@@ -72,7 +72,7 @@ export class Simulator {
     }
     const w = options.submitWindow;
     if (w !== undefined && !(Number.isInteger(w) && w >= 1)) {
-      throw new LocusError(`--submit-window must be a positive integer (got ${w})`);
+      throw new LocusError('LOCUS_OPTION_INVALID', `submitWindow must be a positive integer (got ${w})`);
     }
     this.backend = new SimBackend({
       graph: options.graph,

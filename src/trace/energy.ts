@@ -99,6 +99,10 @@ export class EnergyMeter implements EngineObserver {
 export function parseIdlePolicy(spec: string): IdlePolicy {
   const parts = spec === 'poll' ? [] : spec.split('+');
   const ok = parts.every((p) => p === 'ea1' || p === 'ea2') && new Set(parts).size === parts.length;
-  if (!ok) throw new LocusError(`--idle must be poll, ea1, ea2 or ea1+ea2 (got '${spec}')`);
+  if (!ok)
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `idle policy must be poll, ea1, ea2 or ea1+ea2 (got '${spec}')`,
+    );
   return { ea1: parts.includes('ea1'), ea2: parts.includes('ea2') };
 }

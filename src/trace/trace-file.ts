@@ -77,6 +77,9 @@ export class TraceFile {
   }
 
   private error(e: unknown): LocusError {
-    return new LocusError(`--trace ${this.path}: cannot write the trace: ${(e as Error).message}`);
+    return new LocusError(
+      'LOCUS_FILE_WRITE_FAILED',
+      `cannot write the trace file ${this.path}: ${(e as Error).message}`,
+    );
   }
 }

@@ -112,7 +112,8 @@ export class DequeModelScheduler implements Scheduler {
       if (w >= 0 && !this.ctx.canRun(task, w)) w = -1;
     }
     if (w < 0) w = this.estimator.best(task);
-    if (w < 0) throw new LocusError(`scheduler ${this.name}: no worker can run task ${task}`);
+    if (w < 0)
+      throw new LocusError('LOCUS_WORKER_MISSING', `scheduler ${this.name}: no worker can run task ${task}`);
     const node = this.workerNode[w]!;
     this.estimator.assigned(task, w);
     this.queues.add(task, w);

@@ -1,0 +1,42 @@
+/**
+ * How the CLI shows a LocusError: its message on one line, with the command-line flags that fix
+ * it where the library's message speaks of API options (the library cannot know the flags).
+ */
+import { LocusError, type LocusErrorCode } from '../core/types.ts';
+
+/** The flags that address each kind of error whose library message names no flag. */
+const FLAG_HINTS: Partial<Record<LocusErrorCode, readonly string[]>> = {
+  LOCUS_GPU_MEMORY_TOO_SMALL: ['--gpu-mem', '--tile-size'],
+  LOCUS_WORKER_MISSING: ['--gpus', '--cpus', '--platform'],
+};
+
+/**
+ * The line the CLI prints for `e` (without the "locus: " prefix): the message, then the flags
+ * of FLAG_HINTS for its code unless the message already names one of them. The code itself is
+ * not printed, as Node prints no code in an error's message; library users read `err.code`.
+ */
+export function cliMessage(e: LocusError): string {
+  const message = e.message.replace(/\s*\n\s*/g, ' ');
+  const flags = FLAG_HINTS[e.code];
+  if (flags === undefined || flags.some((f) => message.includes(f))) return message;
+  return `${message} (flags: ${flags.join(', ')})`;
+}
+
+/**
+ * Runs `parse` on the value of `flag`; a LocusError it throws comes back with the flag in
+ * front of its message (same code), so that the line names what the user typed.
+ */
+export function forFlag<T>(flag: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (e) {
+    if (e instanceof LocusError) throw new LocusError(e.code, `${flag}: ${e.message}`, { cause: e });
+    throw e;
+  }
+}
+
+/** Whether `e` is the error of a run stopped by Ctrl-C (an AbortSignal). */
+export function isInterrupted(e: unknown): boolean {
+  // The message test covers call sites that do not give the code yet (LOCUS_UNCLASSIFIED).
+  return e instanceof LocusError && (e.code === 'LOCUS_INTERRUPTED' || e.message === 'interrupted');
+}
