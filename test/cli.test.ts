@@ -167,7 +167,7 @@ describe("locus run: seed 004's runtime versions", () => {
       ],
       [
         ['--sched', 'static', '--runtime', 'v5'],
-        /^locus: --runtime must be one of v1, v2, v3, v4 \(got 'v5'\)\n$/,
+        /^locus: --runtime: runtime version must be one of v1, v2, v3, v4 \(got 'v5'\)\n$/,
       ],
       [
         ['--sched', 'static', '--runtime', 'v2', '--cache-lines', '2'],

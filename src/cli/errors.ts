@@ -37,6 +37,5 @@ export function forFlag<T>(flag: string, parse: () => T): T {
 
 /** Whether `e` is the error of a run stopped by Ctrl-C (an AbortSignal). */
 export function isInterrupted(e: unknown): boolean {
-  // The message test covers call sites that do not give the code yet (LOCUS_UNCLASSIFIED).
-  return e instanceof LocusError && (e.code === 'LOCUS_INTERRUPTED' || e.message === 'interrupted');
+  return e instanceof LocusError && e.code === 'LOCUS_INTERRUPTED';
 }

@@ -259,7 +259,11 @@ function ownerComputes(
   const mapping = gpus > 0 ? forFlag('--mapping', () => parseMapping(o.mapping ?? '2d', gpus)) : undefined;
   if (mapping === undefined) return {};
   const owners = () => handleOwnerNodes(graph, platform, mapping);
-  if (o.coherence !== undefined) return { mapping, coherence: parseCoherence(o.coherence, owners()) };
+  if (o.coherence !== undefined)
+    return { mapping, coherence: forFlag('--coherence', () => parseCoherence(o.coherence!, owners())) };
   if (o.runtime === undefined) return { mapping };
-  return { mapping, coherence: runtimeVersion(o.runtime, owners(), o.cacheLines) };
+  return {
+    mapping,
+    coherence: forFlag('--runtime', () => runtimeVersion(o.runtime!, owners(), o.cacheLines)),
+  };
 }

@@ -22,7 +22,10 @@ export class CoherencePolicies {
       options.alienCacheLines !== undefined &&
       !(Number.isInteger(options.alienCacheLines) && options.alienCacheLines >= 0)
     ) {
-      throw new LocusError(`cache lines must be a non-negative integer (got ${options.alienCacheLines})`);
+      throw new LocusError(
+        'LOCUS_OPTION_INVALID',
+        `cache lines must be a non-negative integer (got ${options.alienCacheLines})`,
+      );
     }
     this.c = options;
     this.alienLru = Array.from({ length: nodes }, () => []);

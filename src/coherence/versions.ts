@@ -40,7 +40,10 @@ export function runtimeVersion(v: string, owners: Int32Array, cacheLines?: numbe
     case 'v4':
       return { owners, ...(cacheLines !== undefined ? { alienCacheLines: cacheLines } : {}) };
     default:
-      throw new LocusError(`--runtime must be one of ${RUNTIME_VERSIONS.join(', ')} (got '${v}')`);
+      throw new LocusError(
+        'LOCUS_OPTION_INVALID',
+        `runtime version must be one of ${RUNTIME_VERSIONS.join(', ')} (got '${v}')`,
+      );
   }
 }
 
@@ -62,13 +65,15 @@ export function parseCoherence(spec: string, owners: Int32Array): CoherenceOptio
     else if (cache) out.alienCacheLines = Number(cache[1]);
     else {
       throw new LocusError(
-        `--coherence: unknown part '${part}'; use write-through or write-back, free=none|aliens|all, cache=N (comma-separated)`,
+        'LOCUS_OPTION_INVALID',
+        `unknown part '${part}'; use write-through or write-back, free=none|aliens|all, cache=N (comma-separated)`,
       );
     }
   }
   if (out.freeAfterTask !== undefined && out.freeAfterTask !== 'none' && !out.writeThrough) {
     throw new LocusError(
-      '--coherence: free=aliens or free=all needs write-through (a freed block must be home first)',
+      'LOCUS_OPTION_CONFLICT',
+      'free=aliens or free=all needs write-through (a freed block must be home first)',
     );
   }
   return { ...out, owners };

@@ -194,6 +194,7 @@ export class Engine implements SchedContext, EvictionContext {
     for (let n = 0; n < this.nNodes; n++) {
       if (n !== home && (!routeOf(p, n, home) || !routeOf(p, home, n))) {
         throw new LocusError(
+          'LOCUS_PLATFORM_INVALID',
           `platform ${p.name}: node ${p.nodes[n]!.name} has no route to and from ${home === this.defaultHome ? 'host memory' : `node ${p.nodes[home]!.name}, a handle's home`}`,
         );
       }
@@ -236,7 +237,7 @@ export class Engine implements SchedContext, EvictionContext {
    */
   submitted(now: number, upTo?: number): void {
     if (!this.started) throw new Error('engine not open');
-    if (this.closed) throw new LocusError('tasks submitted after the run was closed');
+    if (this.closed) throw new LocusError('LOCUS_STATE_INVALID', 'tasks submitted after the run was closed');
     const g = this.graph;
     const to = upTo ?? g.taskCount;
     const from = this.tasks.known;
@@ -250,11 +251,15 @@ export class Engine implements SchedContext, EvictionContext {
           ? `scheduler ${this.scheduler.name}`
           : `eviction policy ${this.eviction.name}`;
       throw new LocusError(
+        'LOCUS_POLICY_INCOMPATIBLE',
         `${who} does not take tasks submitted while the engine runs: submit the whole graph before running, or use another policy`,
       );
     }
     if (to < g.taskCount && g.mayHaveCycles) {
-      throw new LocusError('a submission window needs a graph without backward explicit dependencies');
+      throw new LocusError(
+        'LOCUS_OPTION_CONFLICT',
+        'a submission window needs a graph without backward explicit dependencies',
+      );
     }
     this.checkNewHandles();
     if (from === 0 && to === g.taskCount) g.checkAcyclic();
@@ -285,6 +290,7 @@ export class Engine implements SchedContext, EvictionContext {
       const home = this.homeOf(h);
       if (!Number.isInteger(home) || home < 0 || home >= this.nNodes) {
         throw new LocusError(
+          'LOCUS_DATA_INVALID',
           `data ${g.handleLabel(h)}: home node ${home} does not exist on platform ${p.name} (it has nodes 0 to ${this.nNodes - 1})`,
         );
       }
@@ -296,6 +302,7 @@ export class Engine implements SchedContext, EvictionContext {
       if (mem.used[home]! + bytes > mem.capacity[home]!) {
         const where = home === this.defaultHome ? 'host memory' : 'home node';
         throw new LocusError(
+          'LOCUS_HOST_MEMORY_TOO_SMALL',
           `the data (${fmtBytes(mem.used[home]! + bytes)}) do not fit in ${where} ${p.nodes[home]!.name} (${fmtBytes(mem.capacity[home]!)}): use a platform with more memory or a smaller workload`,
         );
       }
@@ -351,7 +358,10 @@ export class Engine implements SchedContext, EvictionContext {
   /** The application releases application task `task` (an acquire): its data are free again. */
   release(task: number, now: number): void {
     if (this.tasks.state[task] !== TaskState.HELD || this.graph.taskApp.data[task] !== 1) {
-      throw new LocusError(`task ${this.graph.taskLabel(task)} is not an acquire being held`);
+      throw new LocusError(
+        'LOCUS_STATE_INVALID',
+        `task ${this.graph.taskLabel(task)} is not an acquire being held`,
+      );
     }
     this.nowS = now;
     this.eventId++;

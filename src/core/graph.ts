@@ -141,6 +141,8 @@ export class TaskGraph {
   // Per task: the last task that added an edge to it, to skip duplicate edges.
   private readonly lastLinker = new IntList();
   private hasExplicitEdges = false;
+  /** Tasks dropped from the front by dropPrefix (task t here was submitted as t + retired). */
+  retired = 0;
 
   constructor() {
     this.accessStart.push(0);
@@ -421,10 +423,109 @@ export class TaskGraph {
     this.taskPriority.data.set(bl.subarray(0, this.taskCount));
   }
 
-  /** A readable label for a task: its name or "#id". */
+  /** A readable label for a task: its name or "#n", n its submission number. */
   taskLabel(task: number): string {
     const name = this.taskNames[task];
-    return name === undefined ? `#${task}` : `${name} (#${task})`;
+    const n = task + this.retired;
+    return name === undefined ? `#${n}` : `${name} (#${n})`;
+  }
+
+  /**
+   * Forgets tasks [0, k), which have all ended (the open engine recycles finished tasks'
+   * records so an endless stream runs in bounded memory): task t becomes t - k, their
+   * accesses and the edges from them go, and dependency inference forgets them (a later
+   * access no longer links to an ended task, which would count nothing). `edgeMark` is an
+   * edge index (the engine's count of edges read); returns its index after the drop. Costs
+   * O(tasks left + edges left + handles). Refused when explicit dependencies may point
+   * backwards (they could link to a dropped task).
+   */
+  dropPrefix(k: number, edgeMark: number): number {
+    if (this.hasExplicitEdges) throw new Error('dropPrefix: explicit backward dependencies');
+    if (k <= 0) return edgeMark;
+    const n = this.taskCount;
+    if (k > n) throw new Error(`dropPrefix: ${k} > ${n} tasks`);
+    for (const list of [
+      this.taskCodelet,
+      this.taskAffinity,
+      this.taskPhase,
+      this.taskApp,
+      this.predCount,
+      this.lastLinker,
+    ]) {
+      list.data.copyWithin(0, k, n);
+      list.length = n - k;
+    }
+    for (const list of [this.taskPriority, this.taskFlops]) {
+      list.data.copyWithin(0, k, n);
+      list.length = n - k;
+    }
+    if (this.taskNames.length > 0) this.taskNames.splice(0, k);
+    const ll = this.lastLinker.data;
+    for (let t = 0; t < n - k; t++) if (ll[t]! >= 0) ll[t] = ll[t]! < k ? -1 : ll[t]! - k;
+    // Accesses: shift the CSR window.
+    const as = this.accessStart.data;
+    const base = as[k]!;
+    const na = this.accessHandle.length;
+    for (let t = 0; t <= n - k; t++) as[t] = as[t + k]! - base;
+    this.accessStart.length = n - k + 1;
+    this.accessHandle.data.copyWithin(0, base, na);
+    this.accessMode.data.copyWithin(0, base, na);
+    this.accessHandle.length = na - base;
+    this.accessMode.length = na - base;
+    // Edges: keep those from live tasks (in order), renumbered; rebuild the successor lists.
+    const ne = this.edgeTarget.length;
+    const src = this.edgeSource.data;
+    const dst = this.edgeTarget.data;
+    let kept = 0;
+    let mark = 0;
+    for (let e = 0; e < ne; e++) {
+      if (e === edgeMark) mark = kept;
+      if (src[e]! < k) continue;
+      src[kept] = src[e]! - k;
+      dst[kept] = dst[e]! - k;
+      kept++;
+    }
+    if (edgeMark >= ne) mark = kept;
+    this.edgeSource.length = kept;
+    this.edgeTarget.length = kept;
+    this.edgeNext.length = kept;
+    this.succHead.data.fill(-1, 0, n - k);
+    this.succTail.data.fill(-1, 0, n - k);
+    this.succHead.length = n - k;
+    this.succTail.length = n - k;
+    const next = this.edgeNext.data;
+    for (let e = 0; e < kept; e++) {
+      next[e] = -1;
+      const from = src[e]!;
+      const tail = this.succTail.data[from]!;
+      if (tail >= 0) next[tail] = e;
+      else this.succHead.data[from] = e;
+      this.succTail.data[from] = e;
+    }
+    // Inference state: writers and readers among the dropped tasks are forgotten.
+    const nh = this.handleCount;
+    const lw = this.lastWriter.data;
+    const oldTask = this.readerTask.data.slice(0, this.readerTask.length);
+    const oldNext = this.readerNext.data.slice(0, this.readerNext.length);
+    this.readerTask.length = 0;
+    this.readerNext.length = 0;
+    const readers: number[] = [];
+    for (let h = 0; h < nh; h++) {
+      if (lw[h]! >= 0) lw[h] = lw[h]! < k ? -1 : lw[h]! - k;
+      readers.length = 0;
+      for (let r = this.readersHead.data[h]!; r >= 0; r = oldNext[r]!)
+        if (oldTask[r]! >= k) readers.push(oldTask[r]! - k);
+      // The list runs newest first: push the oldest first to keep that order.
+      let head = -1;
+      for (let i = readers.length - 1; i >= 0; i--) {
+        const r = this.readerTask.push(readers[i]!);
+        this.readerNext.push(head);
+        head = r;
+      }
+      this.readersHead.data[h] = head;
+    }
+    this.retired += k;
+    return mark;
   }
 
   /** A readable label for a handle: its name or "#id". */

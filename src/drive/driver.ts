@@ -163,7 +163,7 @@ export class Driver implements EventSink {
     this.execute();
     let slice = performance.now();
     while (!done()) {
-      if (signal?.aborted) throw new LocusError('interrupted');
+      if (signal?.aborted) throw new LocusError('LOCUS_INTERRUPTED', 'interrupted');
       if (this.backend.poll(this) > 0) {
         if (performance.now() - slice > YIELD_MS) {
           await new Promise((r) => setImmediate(r));

@@ -389,6 +389,7 @@ export class ThreadBackend implements Backend {
 export function checkRecordSize(accesses: number, args: number, label: string): void {
   if (RECORD_HEADER + accesses + 2 * args > MAX_RECORD_WORDS) {
     throw new LocusError(
+      'LOCUS_GRAPH_INVALID',
       `task ${label} has ${accesses} data and ${args} arguments: at most ${MAX_RECORD_WORDS - RECORD_HEADER} words (one per datum, two per argument) fit a worker's queue; pass large parameters as data`,
     );
   }

@@ -3,7 +3,13 @@
  * loads and evictions per node, busy time and task count per worker, and, for tasks with
  * phases (iterations), bytes moved per phase (PhaseTransfers).
  */
-import { type Engine, type EngineObserver, type FreeReason, TRANSFER_KIND_NAMES, TransferKind } from '../core/engine.ts';
+import {
+  type Engine,
+  type EngineObserver,
+  type FreeReason,
+  TRANSFER_KIND_NAMES,
+  TransferKind,
+} from '../core/engine.ts';
 import { growI32 } from '../core/growable.ts';
 import { routeOf } from '../core/platform.ts';
 import { PhaseTransfers } from './phase-bytes.ts';

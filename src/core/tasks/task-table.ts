@@ -116,7 +116,10 @@ export class TaskTable {
       const target = g.edgeTarget.data[e]!;
       if (target >= to) break;
       if (target < from)
-        throw new LocusError(`a dependency was added to task ${g.taskLabel(target)}, already submitted`);
+        throw new LocusError(
+          'LOCUS_GRAPH_INVALID',
+          `a dependency was added to task ${g.taskLabel(target)}, already submitted`,
+        );
       const st = this.state[g.edgeSource.data[e]!]!;
       if (st === DONE) continue;
       // An acquire still gets its data after a failure (it sees whatever the data hold).

@@ -72,7 +72,7 @@ export class WorkerPipelines {
       const worker = p.workers[w]!;
       const d = worker.kind === 'gpu' ? (options.gpuPipeline ?? 2) : (options.cpuPipeline ?? 1);
       if (!Number.isInteger(d) || d < 1)
-        throw new LocusError(`pipeline depth must be a positive integer (got ${d})`);
+        throw new LocusError('LOCUS_OPTION_INVALID', `pipeline depth must be a positive integer (got ${d})`);
       this.depth[w] = d;
       this.node[w] = worker.node;
       this.kindMask[w] = worker.kind === 'cpu' ? 1 : 2;
@@ -80,7 +80,7 @@ export class WorkerPipelines {
     this.maxDepth = Math.max(1, ...this.depth);
     const ahead = options.gpuLookahead ?? engine.scheduler.lookahead ?? 4;
     if (!Number.isInteger(ahead) || ahead < 0)
-      throw new LocusError(`lookahead must be a non-negative integer (got ${ahead})`);
+      throw new LocusError('LOCUS_OPTION_INVALID', `lookahead must be a non-negative integer (got ${ahead})`);
     this.lookahead = new Int32Array(p.workers.map((w) => (w.kind === 'gpu' ? ahead : 0)));
     this.buffer = p.workers.map(() => new IntQueue());
     this.anyLookahead = this.lookahead.some((x) => x > 0);
@@ -150,11 +150,13 @@ export class WorkerPipelines {
       const codelet = g.codelets[c]!;
       if (largest[c]! < 0) {
         throw new LocusError(
-          `task ${g.taskLabel(t)} (codelet ${codelet.name}) runs on ${codelet.kinds.join('/')} but platform ${p.name} has no such worker: add one (e.g. --cpus 1) or pick another platform`,
+          'LOCUS_WORKER_MISSING',
+          `task ${g.taskLabel(t)} (codelet ${codelet.name}) runs on ${codelet.kinds.join('/')} but platform ${p.name} has no such worker: add one or pick another platform`,
         );
       }
       throw new LocusError(
-        `task ${g.taskLabel(t)} needs ${fmtBytes(bytes)} of data at once but the largest memory of a worker able to run ${codelet.name} holds ${fmtBytes(largest[c]!)}: raise --gpu-mem or use smaller tiles`,
+        'LOCUS_GPU_MEMORY_TOO_SMALL',
+        `task ${g.taskLabel(t)} needs ${fmtBytes(bytes)} of data at once but the largest memory of a worker able to run ${codelet.name} holds ${fmtBytes(largest[c]!)}: give that worker more memory or use smaller tiles`,
       );
     }
   }
