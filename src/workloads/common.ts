@@ -44,6 +44,32 @@ export function elementBytes(precision: 'single' | 'double'): number {
   return precision === 'double' ? 8 : 4;
 }
 
+/** The element type of a precision: float32 for single, float64 for double. */
+export function elementType(precision: 'single' | 'double'): 'float32' | 'float64' {
+  return precision === 'double' ? 'float64' : 'float32';
+}
+
+/**
+ * A function computing `make()` on its first call and returning that value afterwards: the
+ * initial values of a whole matrix, made only when a submitter that computes asks for a tile.
+ */
+export function once<T>(make: () => T): () => T {
+  let value: T | undefined;
+  let made = false;
+  return () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value as T;
+  };
+}
+
+/** Validates the seed of the initial values (default 1). */
+export function dataSeedParam(value: number | undefined): number {
+  return intParam('--seed', value, 1, 0, 0x7fffffff);
+}
+
 /** Largest tile edge accepted by the generators (a 65536^2 double tile is already 32 GiB). */
 export const MAX_TILE_SIZE = 65536;
 
