@@ -14,6 +14,9 @@ import { initialArray } from './runtime-submitter.ts';
 
 type Kernel = (data: readonly ArrayLike<number>[], args: Float64Array) => void;
 
+/** The task kernels by export name. */
+const KERNELS: Readonly<Record<KernelName, Kernel>> = { ...Tasks };
+
 /** Runs every submitted task at once. */
 export class SequentialSubmitter implements Submitter {
   /** Kernels run on the values. */
@@ -40,7 +43,7 @@ export class SequentialSubmitter implements Submitter {
   /** Looks the kernel up among the task kernels. */
   codelet(codelet: ModelCodelet, kernel?: KernelName): number {
     if (kernel === undefined) throw new LocusError(`codelet ${codelet.name} has no kernel to run`);
-    return this.kernels.push(Tasks[kernel] as Kernel) - 1;
+    return this.kernels.push(KERNELS[kernel]) - 1;
   }
 
   /** Runs the task's kernel now. */
