@@ -29,10 +29,14 @@ export const TASKS_MODULE = new URL(
 
 const MODE_NAMES: Record<number, Mode> = { [AccessMode.R]: 'R', [AccessMode.W]: 'W', [AccessMode.RW]: 'RW' };
 
-/** A zero array of `spec`'s type and length holding its initial values when it has some. */
-export function initialArray(spec: DataSpec): DataArray {
+/**
+ * An array of `spec`'s type and length holding its initial values when it has some and
+ * `values` is set (zeros otherwise): the array itself when init() returns one of that type
+ * and length, else a copy.
+ */
+export function initialArray(spec: DataSpec, values = true): DataArray {
   const make = ARRAYS[spec.type];
-  const init = spec.init?.();
+  const init = values ? spec.init?.() : undefined;
   if (init === undefined) return new make(spec.length);
   if (init instanceof make && init.length === spec.length) return init;
   if (init.length !== spec.length) {
@@ -63,9 +67,9 @@ export class RuntimeSubmitter implements Submitter {
     this.computes = rt.mode === 'real';
   }
 
-  /** Registers the datum's array (initial values or zeros). */
+  /** Registers the datum's array (its initial values when the runtime computes, else zeros). */
   data(spec: DataSpec): number {
-    const array = initialArray(spec);
+    const array = initialArray(spec, this.computes);
     this.handles.push(this.rt.data(array, { name: spec.name }));
     this.names.push(spec.name);
     return this.arrays.push(array) - 1;
