@@ -78,6 +78,9 @@ export interface Submitter {
    * gives one simulated codelet, whose costs the models share, and one real codelet per kernel.
    */
   codelet(codelet: Codelet, kernel?: KernelName): number;
-  /** Submits a task; dependencies follow from the accesses in submission order. */
+  /**
+   * Submits a task; dependencies follow from the accesses in submission order. The caller may
+   * reuse `accesses` once the call returns.
+   */
   submit(codelet: number, accesses: readonly SubmitAccess[], task?: TaskSpec): void;
 }
