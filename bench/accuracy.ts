@@ -14,9 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportPlatform } from '../src/cli/calibrate-command.ts';
 import type { Platform } from '../src/core/platform.ts';
-import { runCholesky } from '../src/exec/apps/cholesky.ts';
-import { runLu } from '../src/exec/apps/lu.ts';
 import { calibrate } from '../src/exec/calibrate.ts';
+import { runWorkload } from '../src/exec/run-workload.ts';
 import { Runtime } from '../src/exec/runtime.ts';
 import { resolvePlatform } from '../src/platform/presets.ts';
 import { parsePlatformFile } from '../src/platform/schema.ts';
@@ -64,10 +63,7 @@ for (const setup of SETUPS) {
   const file = join(dir, 'exported.json');
   writeFileSync(file, exportPlatform(setup.platform, dir, TILE));
   const exported = parsePlatformFile(exportPlatform(setup.platform, dir, TILE), file);
-  for (const [app, run] of [
-    ['cholesky', runCholesky],
-    ['lu', runLu],
-  ] as const) {
+  for (const app of ['cholesky', 'lu']) {
     for (const n of SIZES) {
       // Real runs only read the models, so the calibration stays what was exported.
       const rt = await Runtime.create({
@@ -77,8 +73,8 @@ for (const setup of SETUPS) {
         perfModelDir: dir,
         perfModels: 'read',
       });
-      const cold = (await run({ tiles: n, tileSize: TILE, runtime: rt })).report.makespanS;
-      const warm = (await run({ tiles: n, tileSize: TILE, runtime: rt })).report.makespanS;
+      const cold = (await runWorkload(app, { tiles: n, tileSize: TILE, runtime: rt })).report.makespanS;
+      const warm = (await runWorkload(app, { tiles: n, tileSize: TILE, runtime: rt })).report.makespanS;
       await rt.close();
       const wl = generateWorkload(app, { tiles: n, tileSize: TILE, precision: 'double' });
       const sim = simulate({ graph: wl.graph, platform: exported, scheduler: 'dmdar' }).report.makespanS;

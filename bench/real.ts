@@ -15,7 +15,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
-import { runCholesky } from '../src/exec/apps/cholesky.ts';
+import { runWorkload } from '../src/exec/run-workload.ts';
 import { Runtime } from '../src/exec/runtime.ts';
 
 // Real runs record their task times into the performance models (the default): keep this
@@ -94,7 +94,7 @@ let base = 0;
 for (const workers of [1, 2]) {
   const runs: number[] = [];
   for (let r = 0; r < Math.max(1, Math.min(ROUNDS, 3)); r++) {
-    const res = await runCholesky({
+    const res = await runWorkload('cholesky', {
       tiles: 16,
       tileSize: 256,
       cpus: workers,

@@ -28,6 +28,12 @@ export { createEviction, EVICTION_POLICIES } from './evict/index.ts';
 export { TiledMatrix, type TypedMatrix } from './exec/matrix.ts';
 export type { DType, Kernel, KernelRef } from './exec/protocol.ts';
 export {
+  REAL_WORKLOAD_NAMES,
+  type RealRunOptions,
+  type RealRunResult,
+  runWorkload,
+} from './exec/run-workload.ts';
+export {
   type Codelet as RuntimeCodelet,
   type CodeletSpec,
   type Data,
@@ -40,6 +46,8 @@ export {
   TaskCancelledError,
   TaskFailedError,
 } from './exec/runtime.ts';
+export { RuntimeSubmitter } from './exec/runtime-submitter.ts';
+export { SequentialSubmitter } from './exec/sequential-submitter.ts';
 export { type HistoryEntry, HistoryModel, type Sample } from './perf/history.ts';
 export { type BusPair, CalibratedModel } from './perf/model.ts';
 export { fitLinear, fitPowerLaw } from './perf/regression.ts';
@@ -53,5 +61,15 @@ export { Simulator } from './sim/simulator.ts';
 export { ChromeTrace } from './trace/chrome.ts';
 export type { RunReport } from './trace/report.ts';
 export { RunStats } from './trace/stats.ts';
+export { defineWorkload } from './workloads/define.ts';
+export { GraphSubmitter } from './workloads/graph-submitter.ts';
 export { generateWorkload, WORKLOADS } from './workloads/index.ts';
-export type { Workload, WorkloadParams } from './workloads/types.ts';
+export type {
+  DataSpec,
+  ElementType,
+  KernelName,
+  SubmitAccess,
+  Submitter,
+  TaskSpec,
+} from './workloads/submitter.ts';
+export type { Workload, WorkloadGenerator, WorkloadInstance, WorkloadParams } from './workloads/types.ts';

@@ -267,7 +267,10 @@ describe('engine: statistics by transfer kind', () => {
     g.submit(c, [[a, AccessMode.RW]], { flops: 1e6 });
     g.submit(c, [[b, AccessMode.RW]], { flops: 1e6 });
     const platform = testPlatform({ gpus: 1, gpuCapacity: 1e6 });
-    const r = checkedRun(g, platform, { sched: new FixedScheduler(() => 0), coherence: { writeThrough: true } });
+    const r = checkedRun(g, platform, {
+      sched: new FixedScheduler(() => 0),
+      coherence: { writeThrough: true },
+    });
     assert.deepEqual(r.checker.violations, []);
     assert.equal(r.stats.transfersByKind.length, TRANSFER_KIND_NAMES.length);
     assert.equal(r.stats.transfersByKind[TransferKind.FETCH], 2);

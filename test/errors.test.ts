@@ -16,6 +16,7 @@ import { parsePlatformFile } from '../src/platform/schema.ts';
 import { parseMapping } from '../src/sched/mapping.ts';
 import { simulate } from '../src/sim/simulate.ts';
 import { parseIdlePolicy } from '../src/trace/energy.ts';
+import { generateWorkload } from '../src/workloads/index.ts';
 
 /** Asserts that `f` throws (or rejects with) a one-line LocusError with `code`, naming no flag. */
 function throwsCode(f: () => unknown, code: LocusErrorCode, message: RegExp): void {
@@ -71,10 +72,26 @@ describe('the codes', () => {
     assert.equal(api.LocusError, LocusError);
   });
 
-  test('the transitional one-argument form has the code LOCUS_UNCLASSIFIED', () => {
-    const e = new LocusError('some message');
-    assert.equal(e.code, 'LOCUS_UNCLASSIFIED');
-    assert.equal(e.message, 'some message');
+  test('a workload parameter is named as the API names it, and as the CLI flag on the command line', () => {
+    let err: unknown;
+    try {
+      generateWorkload('cholesky', { tileSize: 0 });
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(err instanceof LocusError);
+    assert.equal(err.code, 'LOCUS_OPTION_INVALID');
+    assert.equal(err.message, 'tileSize must be a positive integer (got 0)');
+    assert.deepEqual(err.params, ['tileSize']);
+    assert.equal(cliMessage(err), '--tile-size must be a positive integer (got 0)');
+    const both = new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      'degree must be at most data (got 3 inputs for 2 data)',
+      {
+        params: ['degree', 'data'],
+      },
+    );
+    assert.equal(cliMessage(both), '--degree must be at most --data (got 3 inputs for 2 data)');
   });
 });
 

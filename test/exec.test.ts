@@ -5,10 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { EVICTION_POLICIES } from '../src/evict/index.ts';
-import { runCholesky } from '../src/exec/apps/cholesky.ts';
-import { runGemm } from '../src/exec/apps/gemm.ts';
-import { runLu } from '../src/exec/apps/lu.ts';
-import { runLupp } from '../src/exec/apps/lupp.ts';
+import { type RealRunOptions, runWorkload } from '../src/exec/run-workload.ts';
 import { type Data, type Mode, Runtime, TaskFailedError } from '../src/exec/runtime.ts';
 import { SCHEDULERS } from '../src/sched/index.ts';
 import { checksum } from './helpers/kernels.ts';
@@ -16,6 +13,11 @@ import { graphSpecArb } from './helpers/random-graphs.ts';
 
 // Real runs save their measurements into the performance models: keep them out of ~/.locus.
 process.env.LOCUS_PERFMODEL_DIR = mkdtempSync(join(tmpdir(), 'locus-models-'));
+
+const runCholesky = (o: RealRunOptions) => runWorkload('cholesky', o);
+const runLu = (o: RealRunOptions) => runWorkload('lu', o);
+const runLupp = (o: RealRunOptions) => runWorkload('lupp', o);
+const runGemm = (o: RealRunOptions) => runWorkload('gemm', o);
 
 const KERNELS = new URL('./helpers/kernels.ts', import.meta.url);
 const TILE = 16;

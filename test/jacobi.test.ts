@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { LocusError } from '../src/core/types.ts';
-import { sequentialJacobi } from '../src/exec/apps/jacobi.ts';
 import { mulberry32 } from '../src/kernels/generate.ts';
 import { jacobiBlock } from '../src/kernels/jacobi.ts';
 import { jacobiTask } from '../src/kernels/tasks.ts';
@@ -46,6 +45,19 @@ function randomGrid(length: number, seed: number, precision: 'single' | 'double'
   const t = newTile(length, precision);
   for (let i = 0; i < length; i++) t[i] = 2 * rnd() - 1;
   return t;
+}
+
+/** Sweeps of the blocks in submission order, grids[0] to grids[1] then back: the generator's tasks run in order. */
+function sequentialJacobi(grids: Tile[][][], tiles: number, n: number, iterations: number): void {
+  for (let k = 0; k < iterations; k++) {
+    const src = grids[k % 2]!;
+    const dst = grids[1 - (k % 2)]!;
+    for (let b = 0; b < tiles; b++) {
+      const above = b > 0 ? src[b - 1]!.at(-1)! : null;
+      const below = b < tiles - 1 ? src[b + 1]![0]! : null;
+      jacobiBlock(src[b]!, dst[b]!, n, above, below);
+    }
+  }
 }
 
 /** Cuts a row-major grid into blocks of `tileSize` rows, each [first, inner, last] as the workload does. */
@@ -146,16 +158,16 @@ describe('jacobi generator', () => {
   test('bad parameters: one-line LocusErrors', () => {
     assert.throws(
       () => jacobi({ tiles: 0 }),
-      (e: unknown) => e instanceof LocusError && /--tiles must be/.test(e.message),
+      (e: unknown) => e instanceof LocusError && /^tiles must be/.test(e.message),
     );
     assert.throws(
       () => jacobi({ tiles: 1024, tileSize: 128 }),
       (e: unknown) =>
-        e instanceof LocusError && /grid edge --tiles x --tile-size must be at most 65536/.test(e.message),
+        e instanceof LocusError && /grid edge tiles x tileSize must be at most 65536/.test(e.message),
     );
     assert.throws(
       () => jacobi({ iterations: 0 }),
-      (e: unknown) => e instanceof LocusError && /--iterations must be a positive integer/.test(e.message),
+      (e: unknown) => e instanceof LocusError && /^iterations must be a positive integer/.test(e.message),
     );
     assert.throws(
       () => generateWorkload('jacobi', { tiles: 8, tileSize: 64, host: { name: 'ram', capacity: 1000 } }),

@@ -8,8 +8,8 @@ import { exportPlatform } from '../src/cli/calibrate-command.ts';
 import { TaskGraph } from '../src/core/graph.ts';
 import { AccessMode } from '../src/core/types.ts';
 import { createEviction } from '../src/evict/index.ts';
-import { runCholesky } from '../src/exec/apps/cholesky.ts';
 import { calibrateBus } from '../src/exec/calibrate.ts';
+import { runWorkload } from '../src/exec/run-workload.ts';
 import { Runtime } from '../src/exec/runtime.ts';
 import { HistoryModel } from '../src/perf/history.ts';
 import { CalibratedModel, footprintOf, Source } from '../src/perf/model.ts';
@@ -152,7 +152,7 @@ describe('real runs and the model store', () => {
       scheduler: 'dmda',
     });
     try {
-      const r = await runCholesky({ tiles: 4, tileSize: 32, runtime: rt, check: true });
+      const r = await runWorkload('cholesky', { tiles: 4, tileSize: 32, runtime: rt, check: true });
       assert.equal(r.residual, 0);
       const h = new ModelStore(machineDir(dir, 'local')).loadHistory();
       const count = (c: string) => h.entries(c).reduce((s, e) => s + e.count, 0);
@@ -169,7 +169,7 @@ describe('real runs and the model store', () => {
     const dir = tmp();
     const rt = await Runtime.create({ cpus: 1, perfModelDir: dir, perfModels: 'off' });
     try {
-      await runCholesky({ tiles: 2, tileSize: 16, runtime: rt });
+      await runWorkload('cholesky', { tiles: 2, tileSize: 16, runtime: rt });
       assert.deepEqual(new ModelStore(machineDir(dir, 'local')).loadHistory().codelets(), []);
     } finally {
       await rt.close();

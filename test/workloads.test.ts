@@ -584,21 +584,21 @@ describe('registry and parameter validation', () => {
   });
 
   test('bad parameters throw one-line LocusErrors', () => {
-    throwsLocus(() => matmul2d({ tiles: 0 }), '--tiles must be a positive integer (got 0)');
-    throwsLocus(() => matmul2d({ tiles: 2.5 }), '--tiles must be a positive integer (got 2.5)');
-    throwsLocus(() => matmul2d({ tiles: Number.NaN }), '--tiles must be a positive integer (got NaN)');
-    throwsLocus(() => matmul2d({ tiles: 2001 }), '--tiles must be at most 2000 (got 2001)');
-    throwsLocus(() => matmul2d({ inner: -1 }), '--inner must be a positive integer (got -1)');
-    throwsLocus(() => gemm({ tileSize: 0 }), '--tile-size must be a positive integer (got 0)');
+    throwsLocus(() => matmul2d({ tiles: 0 }), 'tiles must be a positive integer (got 0)');
+    throwsLocus(() => matmul2d({ tiles: 2.5 }), 'tiles must be a positive integer (got 2.5)');
+    throwsLocus(() => matmul2d({ tiles: Number.NaN }), 'tiles must be a positive integer (got NaN)');
+    throwsLocus(() => matmul2d({ tiles: 2001 }), 'tiles must be at most 2000 (got 2001)');
+    throwsLocus(() => matmul2d({ inner: -1 }), 'inner must be a positive integer (got -1)');
+    throwsLocus(() => gemm({ tileSize: 0 }), 'tileSize must be a positive integer (got 0)');
     throwsLocus(
       () => cholesky({ precision: 'half' as 'single' }),
-      "--precision must be 'single' or 'double' (got 'half')",
+      "precision must be 'single' or 'double' (got 'half')",
     );
-    throwsLocus(() => lu({ tiles: -3 }), '--tiles must be a positive integer (got -3)');
-    throwsLocus(() => stencil({ iterations: 0 }), '--iterations must be a positive integer (got 0)');
-    throwsLocus(() => stencil({ tiles: 9, inner: 8 }), /^--tiles must be at most the grid depth --inner/);
-    throwsLocus(() => random({ degree: 5, data: 3 }), /^--degree must be at most --data/);
-    throwsLocus(() => random({ seed: -1 }), '--seed must be a non-negative integer (got -1)');
-    throwsLocus(() => random({ tasks: 0 }), '--tasks must be a positive integer (got 0)');
+    throwsLocus(() => lu({ tiles: -3 }), 'tiles must be a positive integer (got -3)');
+    throwsLocus(() => stencil({ iterations: 0 }), 'iterations must be a positive integer (got 0)');
+    throwsLocus(() => stencil({ tiles: 9, inner: 8 }), /^tiles must be at most the grid depth inner/);
+    throwsLocus(() => random({ degree: 5, data: 3 }), /^degree must be at most data/);
+    throwsLocus(() => random({ seed: -1 }), 'seed must be a non-negative integer (got -1)');
+    throwsLocus(() => random({ tasks: 0 }), 'tasks must be a positive integer (got 0)');
   });
 });

@@ -7,12 +7,12 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
-import { FLOPS } from '../exec/apps/common.ts';
 import { APP_CODELETS, calibrate } from '../exec/calibrate.ts';
 import { ModelStore, machineDir } from '../perf/store.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parsePlatformFile } from '../platform/schema.ts';
 import { platformToJson } from '../platform/to-json.ts';
+import { TILE_CODELETS } from '../workloads/kernels.ts';
 import { isInterrupted } from './errors.ts';
 import { naturalInt, positiveInt, size } from './options.ts';
 
@@ -147,7 +147,7 @@ export function exportPlatform(platform: Platform, dir: string, tile: number): s
         missing.push(`${c}/${w.kind}`);
         continue;
       }
-      codelets[c] = `${(FLOPS[c](tile) / e.mean / 1e9).toPrecision(6)}GFlop/s`;
+      codelets[c] = `${(TILE_CODELETS[c].flops!(tile) / e.mean / 1e9).toPrecision(6)}GFlop/s`;
     }
     if (codelets.gemm) w.rate = codelets.gemm;
     w.codelets = codelets;

@@ -16,7 +16,11 @@ const FLAG_HINTS: Partial<Record<LocusErrorCode, readonly string[]>> = {
  * not printed, as Node prints no code in an error's message; library users read `err.code`.
  */
 export function cliMessage(e: LocusError): string {
-  const message = e.message.replace(/\s*\n\s*/g, ' ');
+  let message = e.message.replace(/\s*\n\s*/g, ' ');
+  // The library names API parameters ('tileSize'); the command line knows them as flags.
+  for (const param of e.params) {
+    message = message.replace(new RegExp(`(^|[^\\w-])${param}(?![\\w-])`), `$1${flagOf(param)}`);
+  }
   const flags = FLAG_HINTS[e.code];
   if (flags === undefined || flags.some((f) => message.includes(f))) return message;
   return `${message} (flags: ${flags.join(', ')})`;
@@ -33,6 +37,11 @@ export function forFlag<T>(flag: string, parse: () => T): T {
     if (e instanceof LocusError) throw new LocusError(e.code, `${flag}: ${e.message}`, { cause: e });
     throw e;
   }
+}
+
+/** The command-line flag of an API parameter: tileSize -> --tile-size. */
+export function flagOf(param: string): string {
+  return `--${param.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }
 
 /** Whether `e` is the error of a run stopped by Ctrl-C (an AbortSignal). */

@@ -1,14 +1,13 @@
 /**
- * `locus run --mode real`: runs an application (cholesky, lu, lupp, gemm, jacobi) for
- * real on worker threads of this machine (or a platform whose GPUs become emulated device
+ * `locus run --mode real`: runs a workload that has kernels (cholesky, lu, lupp, gemm,
+ * jacobi: the generators the simulator reads) for real on worker threads of this machine (or a platform whose GPUs become emulated device
  * memories), optionally checks it against the sequential algorithm, and prints the same
  * report as a simulated run. Ctrl-C stops the worker threads and exits with code 130.
  */
 import { writeFileSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
 import { LocusError } from '../core/types.ts';
-import type { AppResult } from '../exec/apps/common.ts';
-import { REAL_APPS } from '../exec/apps/index.ts';
+import { REAL_WORKLOAD_NAMES, type RealRunResult, runWorkload } from '../exec/run-workload.ts';
 import { TaskFailedError } from '../exec/runtime.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parsePolicySpec } from '../report/policy-spec.ts';
@@ -42,11 +41,10 @@ const SIM_ONLY: [keyof RunOptions, string][] = [
 
 /** Runs the application; resolves with the exit code. */
 export async function realRunCommand(o: RunOptions): Promise<number> {
-  const load = REAL_APPS[o.workload as keyof typeof REAL_APPS];
-  if (load === undefined) {
+  if (!REAL_WORKLOAD_NAMES.includes(o.workload)) {
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',
-      `--mode real runs ${Object.keys(REAL_APPS).join(', ')} (got --workload ${o.workload}); simulate the others with --mode sim`,
+      `--mode real runs ${REAL_WORKLOAD_NAMES.join(', ')} (got --workload ${o.workload}); simulate the others with --mode sim`,
     );
   }
   for (const [key, flag] of SIM_ONLY) {
@@ -99,12 +97,11 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
         })
       : undefined;
   let started = false;
-  let result: AppResult;
+  let result: RealRunResult;
   // Warnings (models not saved, say) come after the run's results.
   const warnings: string[] = [];
   try {
-    const run = await load();
-    result = await run({
+    result = await runWorkload(o.workload, {
       tiles,
       tileSize,
       precision: o.precision as 'single' | 'double' | undefined,

@@ -53,7 +53,6 @@ export const LOCUS_ERROR_CODES = [
   'LOCUS_FILE_WRITE_FAILED',
   'LOCUS_FILE_INVALID',
   'LOCUS_OPTIONAL_PACKAGE_MISSING',
-  'LOCUS_UNCLASSIFIED',
 ] as const;
 
 /** One of the stable codes of LOCUS_ERROR_CODES. */
@@ -69,16 +68,22 @@ export class LocusError extends Error {
   override name = 'LocusError';
   /** The stable code of this kind of error, e.g. 'LOCUS_OPTION_INVALID'. */
   readonly code: LocusErrorCode;
+  /**
+   * The API parameters the message names ('tileSize'), in the order it names them: the CLI
+   * shows each as its command-line flag ('--tile-size').
+   */
+  readonly params: readonly string[];
 
   /** An error with a stable `code` and a one-line `message`; `options.cause` as for Error. */
-  constructor(code: LocusErrorCode, message: string, options?: ErrorOptions);
-  /**
-   * @deprecated Transitional: an error without a code (its code is 'LOCUS_UNCLASSIFIED'); give
-   * a code as the first argument instead. Will be removed once every call site has one.
-   */
-  constructor(message: string);
-  constructor(codeOrMessage: string, message?: string, options?: ErrorOptions) {
-    super(message ?? codeOrMessage, options);
-    this.code = message === undefined ? 'LOCUS_UNCLASSIFIED' : (codeOrMessage as LocusErrorCode);
+  constructor(code: LocusErrorCode, message: string, options?: LocusErrorOptions) {
+    super(message, options);
+    this.code = code;
+    this.params = options?.params ?? [];
   }
+}
+
+/** Options of a LocusError: the cause, and the API parameters its message names. */
+export interface LocusErrorOptions extends ErrorOptions {
+  /** Parameter names as the message writes them (see LocusError.params). */
+  params?: readonly string[];
 }

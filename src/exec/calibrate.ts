@@ -16,9 +16,7 @@ import { LocusError } from '../core/types.ts';
 import type { BusPair } from '../perf/model.ts';
 import { fitLinear } from '../perf/regression.ts';
 import { ModelStore, machineDir } from '../perf/store.ts';
-import { runCholesky } from './apps/cholesky.ts';
-import { runGemm } from './apps/gemm.ts';
-import { runLu } from './apps/lu.ts';
+import { runWorkload } from './run-workload.ts';
 import { Runtime } from './runtime.ts';
 
 /** Copy sizes the bus calibration times (bytes). */
@@ -127,9 +125,9 @@ export async function calibrate(o: CalibrateOptions): Promise<{ bus: BusPair[]; 
       // Warm-up, not recorded: the worker threads' JIT compiles the kernels on their first
       // calls, which would weigh on the means of the codelets that run few times per run.
       rt.setPerfModels('read');
-      await runCholesky({ tiles: 4, tileSize: n, runtime: rt });
-      await runLu({ tiles: 4, tileSize: n, runtime: rt });
-      await runGemm({ tiles: 2, tileSize: n, runtime: rt });
+      await runWorkload('cholesky', { tiles: 4, tileSize: n, runtime: rt });
+      await runWorkload('lu', { tiles: 4, tileSize: n, runtime: rt });
+      await runWorkload('gemm', { tiles: 2, tileSize: n, runtime: rt });
       rt.setPerfModels('update');
       for (let round = 0; round < 50; round++) {
         const missing = missingSamples(store, n, kinds, minSamples);
@@ -138,9 +136,9 @@ export async function calibrate(o: CalibrateOptions): Promise<{ bus: BusPair[]; 
           `tile ${n}: ${missing.length} models below ${minSamples} samples (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''})`,
         );
         const tiles = 4;
-        await runCholesky({ tiles, tileSize: n, runtime: rt });
-        await runLu({ tiles, tileSize: n, runtime: rt });
-        await runGemm({ tiles: 2, tileSize: n, runtime: rt });
+        await runWorkload('cholesky', { tiles, tileSize: n, runtime: rt });
+        await runWorkload('lu', { tiles, tileSize: n, runtime: rt });
+        await runWorkload('gemm', { tiles: 2, tileSize: n, runtime: rt });
         runs += 3;
       }
       const left = missingSamples(store, n, kinds, minSamples);

@@ -84,9 +84,12 @@ export function luResidual(a: readonly Tile[], lu: readonly Tile[], nt: number, 
  * Relative difference ||X - Y||_F / ||Y||_F between two results (single tiles or arrays of
  * tiles of matching shapes); 0 when both are zero, Infinity when only Y is.
  */
-export function relativeDifference(x: Tile | readonly Tile[], y: Tile | readonly Tile[]): number {
-  const xs = Array.isArray(x) ? x : [x as Tile];
-  const ys = Array.isArray(y) ? y : [y as Tile];
+export function relativeDifference(
+  x: ArrayLike<number> | readonly ArrayLike<number>[],
+  y: ArrayLike<number> | readonly ArrayLike<number>[],
+): number {
+  const xs: readonly ArrayLike<number>[] = Array.isArray(x) ? x : [x as ArrayLike<number>];
+  const ys: readonly ArrayLike<number>[] = Array.isArray(y) ? y : [y as ArrayLike<number>];
   if (xs.length !== ys.length) throw new RangeError('relativeDifference: different numbers of tiles');
   let diff = 0;
   let ref = 0;

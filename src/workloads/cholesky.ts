@@ -1,104 +1,141 @@
 /**
  * Tiled right-looking Cholesky factorization A = L L^T (lower), in the submission order of
  * StarPU's cholesky example, as used in seed 000's Fig. 3 and seed 004's 4 x 4-block runs.
- * Only the lower triangle of tiles is registered.
+ * Only the lower triangle of tiles is registered. Runs that compute factor a symmetric
+ * positive definite matrix from a seeded generator (src/kernels/generate.ts).
  */
-import { TaskGraph } from '../core/graph.ts';
 import { AccessMode, LocusError } from '../core/types.ts';
+import { spdMatrixTiles } from '../kernels/generate.ts';
 import {
-  checkHostMemory,
+  dataSeedParam,
   elementBytes,
-  finishWorkload,
+  elementType,
   intParam,
   MAX_TILE_SIZE,
+  once,
   precisionParam,
 } from './common.ts';
+import { defineWorkload } from './define.ts';
 import { GEMM, POTRF, SYRK, TRSM } from './kernels.ts';
-import type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
+import type { Submitter } from './submitter.ts';
+import type { Workload, WorkloadInstance, WorkloadParams } from './types.ts';
 
 /** Defaults of seed 000's Fig. 3: tiles of 1920 x 1920 single precision (14.06 MiB), N = 10. */
 export const CHOLESKY_DEFAULTS = { tiles: 10, tileSize: 1920, precision: 'single' } as const;
 
-/** Builds the tiled Cholesky task graph: N potrf, N(N-1)/2 trsm and syrk, N(N-1)(N-2)/6 gemm. */
-export function cholesky(params: WorkloadParams = {}): Workload {
-  const n = intParam('--tiles', params.tiles, CHOLESKY_DEFAULTS.tiles, 1, 300);
-  const ts = intParam('--tile-size', params.tileSize, CHOLESKY_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
+/** A validated Cholesky instance. */
+export interface CholeskyInstance extends WorkloadInstance {
+  tiles: number;
+  tileSize: number;
+  precision: 'single' | 'double';
+  order: 'rows' | 'columns';
+  dataSeed: number;
+}
+
+function instance(params: WorkloadParams): CholeskyInstance {
+  const n = intParam('tiles', params.tiles, CHOLESKY_DEFAULTS.tiles, 1, 300);
+  const ts = intParam('tileSize', params.tileSize, CHOLESKY_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
   const precision = precisionParam(params.precision);
   const order = params.order ?? 'rows';
   if (order !== 'rows' && order !== 'columns') {
-    throw new LocusError(`--order must be rows or columns (got '${String(order)}')`);
+    throw new LocusError('LOCUS_OPTION_INVALID', `order must be rows or columns (got '${String(order)}')`, {
+      params: ['order'],
+    });
   }
-  const tileBytes = ts * ts * elementBytes(precision);
-  checkHostMemory(params, ((n * (n + 1)) / 2) * tileBytes);
+  return {
+    tiles: n,
+    tileSize: ts,
+    precision,
+    order,
+    dataSeed: dataSeedParam(params.dataSeed),
+    description: `${n}x${n} tiles of ${ts}, ${precision}`,
+    dataBytes: ((n * (n + 1)) / 2) * ts * ts * elementBytes(precision),
+    params: { tiles: n, tileSize: ts, precision },
+  };
+}
 
-  const graph = new TaskGraph();
-  const potrf = graph.addCodelet(POTRF);
-  const trsm = graph.addCodelet(TRSM);
-  const syrk = graph.addCodelet(SYRK);
-  const gemm = graph.addCodelet(GEMM);
+/** Submits N potrf, N(N-1)/2 trsm and syrk, N(N-1)(N-2)/6 gemm. */
+function submit(s: Submitter, c: CholeskyInstance): void {
+  const { tiles: n, tileSize: ts, precision, order } = c;
+  const potrf = s.codelet(POTRF, 'potrfTask');
+  const trsm = s.codelet(TRSM, 'trsmCholeskyTask');
+  const syrk = s.codelet(SYRK, 'syrkTask');
+  const gemm = s.codelet(GEMM, 'gemmCholeskyTask');
 
+  // The whole matrix, made on the first tile a computing submitter asks for.
+  const values = once(() => spdMatrixTiles(n, ts, c.dataSeed, precision));
+  const type = elementType(precision);
   // Lower-triangle tile (i, j), j <= i, lives at i(i+1)/2 + j.
   const tile = new Int32Array((n * (n + 1)) / 2);
   for (let i = 0; i < n; i++) {
-    for (let j = 0; j <= i; j++)
-      tile[(i * (i + 1)) / 2 + j] = graph.addHandle(tileBytes, { name: `A[${i},${j}]`, block: [i, j] });
+    for (let j = 0; j <= i; j++) {
+      tile[(i * (i + 1)) / 2 + j] = s.data({
+        name: `A[${i},${j}]`,
+        type,
+        length: ts * ts,
+        block: [i, j],
+        init: () => values()[i + j * n]!,
+      });
+    }
   }
   const at = (i: number, j: number): number => tile[(i * (i + 1)) / 2 + j]!;
   const dims = [ts];
+  const args = dims;
 
   for (let k = 0; k < n; k++) {
-    graph.submit(potrf, [[at(k, k), AccessMode.RW]], { dims, name: `POTRF(${k})` });
+    s.submit(potrf, [[at(k, k), AccessMode.RW]], { dims, args, name: `POTRF(${k})` });
     for (let m = k + 1; m < n; m++) {
-      graph.submit(
+      s.submit(
         trsm,
         [
           [at(k, k), AccessMode.R],
           [at(m, k), AccessMode.RW],
         ],
-        { dims, name: `TRSM(${m},${k})` },
+        { dims, args, name: `TRSM(${m},${k})` },
       );
     }
     const syrkTask = (m: number) =>
-      graph.submit(
+      s.submit(
         syrk,
         [
           [at(m, k), AccessMode.R],
           [at(m, m), AccessMode.RW],
         ],
-        { dims, name: `SYRK(${m},${k})` },
+        { dims, args, name: `SYRK(${m},${k})` },
       );
-    const gemmTask = (m: number, c: number) =>
-      graph.submit(
+    const gemmTask = (m: number, col: number) =>
+      s.submit(
         gemm,
         [
           [at(m, k), AccessMode.R],
-          [at(c, k), AccessMode.R],
-          [at(m, c), AccessMode.RW],
+          [at(col, k), AccessMode.R],
+          [at(m, col), AccessMode.RW],
         ],
-        { dims, name: `GEMM(${m},${c},${k})` },
+        { dims, args, name: `GEMM(${m},${col},${k})` },
       );
     if (order === 'columns') {
-      for (let c = k + 1; c < n; c++) {
-        syrkTask(c);
-        for (let m = c + 1; m < n; m++) gemmTask(m, c);
+      for (let col = k + 1; col < n; col++) {
+        syrkTask(col);
+        for (let m = col + 1; m < n; m++) gemmTask(m, col);
       }
     } else {
       for (let m = k + 1; m < n; m++) {
-        for (let c = k + 1; c < m; c++) gemmTask(m, c);
+        for (let col = k + 1; col < m; col++) gemmTask(m, col);
         syrkTask(m);
       }
     }
   }
-  return finishWorkload('cholesky', graph, `${n}x${n} tiles of ${ts}, ${precision}`, {
-    tiles: n,
-    tileSize: ts,
-    precision,
-  });
 }
 
 /** The tiled Cholesky generator (seed 000 Fig. 3, seed 004). */
-export const choleskyGenerator: WorkloadGenerator = {
+export const choleskyGenerator = defineWorkload({
   name: 'cholesky',
   description: 'tiled right-looking Cholesky (lower), StarPU order: potrf, trsm, syrk, gemm (seeds 000, 004)',
-  generate: cholesky,
-};
+  instance,
+  submit,
+});
+
+/** Builds the tiled Cholesky task graph. */
+export function cholesky(params: WorkloadParams = {}): Workload {
+  return choleskyGenerator.generate(params);
+}

@@ -24,9 +24,14 @@ export function intParam(
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
     const what =
       min === 1 ? 'a positive integer' : min === 0 ? 'a non-negative integer' : `an integer >= ${min}`;
-    throw new LocusError(`${flag} must be ${what} (got ${String(v)})`);
+    throw new LocusError('LOCUS_OPTION_INVALID', `${flag} must be ${what} (got ${String(v)})`, {
+      params: [flag],
+    });
   }
-  if (v > max) throw new LocusError(`${flag} must be at most ${max} (got ${v})`);
+  if (v > max)
+    throw new LocusError('LOCUS_OPTION_INVALID', `${flag} must be at most ${max} (got ${v})`, {
+      params: [flag],
+    });
   return v;
 }
 
@@ -34,7 +39,13 @@ export function intParam(
 export function precisionParam(value: WorkloadParams['precision']): 'single' | 'double' {
   const p = value ?? 'single';
   if (p !== 'single' && p !== 'double') {
-    throw new LocusError(`--precision must be 'single' or 'double' (got '${String(p)}')`);
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `precision must be 'single' or 'double' (got '${String(p)}')`,
+      {
+        params: ['precision'],
+      },
+    );
   }
   return p;
 }
@@ -42,6 +53,32 @@ export function precisionParam(value: WorkloadParams['precision']): 'single' | '
 /** Bytes per element: 4 for single precision, 8 for double. */
 export function elementBytes(precision: 'single' | 'double'): number {
   return precision === 'double' ? 8 : 4;
+}
+
+/** The element type of a precision: float32 for single, float64 for double. */
+export function elementType(precision: 'single' | 'double'): 'float32' | 'float64' {
+  return precision === 'double' ? 'float64' : 'float32';
+}
+
+/**
+ * A function computing `make()` on its first call and returning that value afterwards: the
+ * initial values of a whole matrix, made only when a submitter that computes asks for a tile.
+ */
+export function once<T>(make: () => T): () => T {
+  let value: T | undefined;
+  let made = false;
+  return () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value as T;
+  };
+}
+
+/** Validates the seed of the initial values (default 1). */
+export function dataSeedParam(value: number | undefined): number {
+  return intParam('seed', value, 1, 0, 0x7fffffff);
 }
 
 /** Largest tile edge accepted by the generators (a 65536^2 double tile is already 32 GiB). */
@@ -56,6 +93,7 @@ export function checkHostMemory(params: WorkloadParams, bytes: number): void {
   if (host === undefined || !(bytes > host.capacity)) return;
   const capacity = Number.isFinite(host.capacity) ? formatBytes(host.capacity) : 'unlimited';
   throw new LocusError(
+    'LOCUS_HOST_MEMORY_TOO_SMALL',
     `the data (${formatBytes(bytes)}) do not fit in host memory ${host.name} (${capacity}): use a platform with more memory or a smaller workload`,
   );
 }

@@ -1,70 +1,102 @@
 /**
  * Tiled 3-D matrix multiplication C += A B on N x N tiles: task GEMM(i,j,k) reads A[i,k] and
- * B[k,j] and updates C[i,j], so the N tasks of one C tile form a chain along k.
+ * B[k,j] and updates C[i,j], so the N tasks of one C tile form a chain along k. Runs that
+ * compute multiply seeded random matrices.
  */
-import { TaskGraph } from '../core/graph.ts';
 import { AccessMode } from '../core/types.ts';
+import { randomTile } from '../kernels/generate.ts';
 import {
-  checkHostMemory,
+  dataSeedParam,
   elementBytes,
-  finishWorkload,
+  elementType,
   intParam,
   MAX_TILE_SIZE,
   precisionParam,
 } from './common.ts';
+import { defineWorkload } from './define.ts';
 import { GEMM } from './kernels.ts';
-import type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
+import type { Submitter } from './submitter.ts';
+import type { Workload, WorkloadInstance, WorkloadParams } from './types.ts';
 
 /** Defaults: 8 x 8 tiles of 960 x 960, single precision. */
 export const GEMM_DEFAULTS = { tiles: 8, tileSize: 960, precision: 'single' } as const;
 
-/** Builds the tiled GEMM: for i, for j, for k: GEMM(i,j,k). */
-export function gemm(params: WorkloadParams = {}): Workload {
-  const n = intParam('--tiles', params.tiles, GEMM_DEFAULTS.tiles, 1, 200);
-  const ts = intParam('--tile-size', params.tileSize, GEMM_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
-  const precision = precisionParam(params.precision);
-  const tileBytes = ts * ts * elementBytes(precision);
-  checkHostMemory(params, 3 * n * n * tileBytes);
+/** A validated GEMM instance. */
+export interface GemmInstance extends WorkloadInstance {
+  tiles: number;
+  tileSize: number;
+  precision: 'single' | 'double';
+  dataSeed: number;
+}
 
-  const graph = new TaskGraph();
-  const cl = graph.addCodelet(GEMM);
-  const tiles = (name: string): Int32Array => {
+function instance(params: WorkloadParams): GemmInstance {
+  const n = intParam('tiles', params.tiles, GEMM_DEFAULTS.tiles, 1, 200);
+  const ts = intParam('tileSize', params.tileSize, GEMM_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
+  const precision = precisionParam(params.precision);
+  return {
+    tiles: n,
+    tileSize: ts,
+    precision,
+    dataSeed: dataSeedParam(params.dataSeed),
+    description: `${n}x${n} tiles of ${ts}, ${precision}`,
+    dataBytes: 3 * n * n * ts * ts * elementBytes(precision),
+    params: { tiles: n, tileSize: ts, precision },
+  };
+}
+
+/** Submits the tiled GEMM: for i, for j, for k: GEMM(i,j,k). */
+function submit(s: Submitter, g: GemmInstance): void {
+  const { tiles: n, tileSize: ts, precision } = g;
+  const cl = s.codelet(GEMM, 'gemmTask');
+  const type = elementType(precision);
+  // Matrix m's tile (i, j) gets the values of seed (dataSeed, m, i + j N).
+  const tiles = (name: string, m: number): Int32Array => {
     const ids = new Int32Array(n * n);
     for (let i = 0; i < n; i++) {
-      for (let j = 0; j < n; j++)
-        ids[i * n + j] = graph.addHandle(tileBytes, { name: `${name}[${i},${j}]`, block: [i, j] });
+      for (let j = 0; j < n; j++) {
+        const seed = g.dataSeed * 1_000_003 + m * n * n + i + j * n;
+        ids[i * n + j] = s.data({
+          name: `${name}[${i},${j}]`,
+          type,
+          length: ts * ts,
+          block: [i, j],
+          init: () => randomTile(ts * ts, seed, precision),
+        });
+      }
     }
     return ids;
   };
-  const a = tiles('A');
-  const b = tiles('B');
-  const c = tiles('C');
+  const a = tiles('A', 0);
+  const b = tiles('B', 1);
+  const c = tiles('C', 2);
   const flops = GEMM.flops!(ts);
+  const args = [ts];
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {
       for (let k = 0; k < n; k++) {
-        graph.submit(
+        s.submit(
           cl,
           [
             [a[i * n + k]!, AccessMode.R],
             [b[k * n + j]!, AccessMode.R],
             [c[i * n + j]!, AccessMode.RW],
           ],
-          { flops, name: `GEMM(${i},${j},${k})` },
+          { flops, args, name: `GEMM(${i},${j},${k})` },
         );
       }
     }
   }
-  return finishWorkload('gemm', graph, `${n}x${n} tiles of ${ts}, ${precision}`, {
-    tiles: n,
-    tileSize: ts,
-    precision,
-  });
 }
 
 /** The tiled GEMM generator. */
-export const gemmGenerator: WorkloadGenerator = {
+export const gemmGenerator = defineWorkload({
   name: 'gemm',
   description: 'tiled 3-D matrix product C += A B: N^3 tasks, chains along k through C[i,j]',
-  generate: gemm,
-};
+  instance,
+  submit,
+});
+
+/** Builds the tiled GEMM task graph. */
+export function gemm(params: WorkloadParams = {}): Workload {
+  return gemmGenerator.generate(params);
+}

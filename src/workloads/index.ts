@@ -30,7 +30,10 @@ export const WORKLOADS: Record<string, WorkloadGenerator> = {
 export function generateWorkload(name: string, params: WorkloadParams = {}): Workload {
   const generator = Object.hasOwn(WORKLOADS, name) ? WORKLOADS[name] : undefined;
   if (generator === undefined) {
-    throw new LocusError(`unknown workload '${name}': use one of ${Object.keys(WORKLOADS).join(', ')}`);
+    throw new LocusError(
+      'LOCUS_NAME_UNKNOWN',
+      `unknown workload '${name}': use one of ${Object.keys(WORKLOADS).join(', ')}`,
+    );
   }
   return generator.generate(params);
 }

@@ -16,3 +16,6 @@ export const TRSM: Codelet = { name: 'trsm', kinds: CPU_GPU, flops: (n) => n * n
 export const SYRK: Codelet = { name: 'syrk', kinds: CPU_GPU, flops: (n) => n * n * n };
 /** LU factorisation without pivoting of one n x n tile (2 n^3 / 3). */
 export const GETRF: Codelet = { name: 'getrf', kinds: CPU_GPU, flops: (n) => (2 * n * n * n) / 3 };
+
+/** The tile codelets by name (calibration reads their flop counts). */
+export const TILE_CODELETS = { gemm: GEMM, potrf: POTRF, trsm: TRSM, syrk: SYRK, getrf: GETRF } as const;

@@ -1,94 +1,128 @@
 /**
  * Tiled LU factorization without pivoting on N x N tiles, the right-looking blocked
- * algorithm of seed 001's LU experiments and seed 002's SuperMatrix runs.
+ * algorithm of seed 001's LU experiments and seed 002's SuperMatrix runs. Runs that compute
+ * factor a strictly diagonally dominant matrix (src/kernels/generate.ts), so no pivoting is
+ * needed.
  */
-import { TaskGraph } from '../core/graph.ts';
 import { AccessMode } from '../core/types.ts';
+import { diagDominantTiles } from '../kernels/generate.ts';
 import {
-  checkHostMemory,
+  dataSeedParam,
   elementBytes,
-  finishWorkload,
+  elementType,
   intParam,
   MAX_TILE_SIZE,
+  once,
   precisionParam,
 } from './common.ts';
+import { defineWorkload } from './define.ts';
 import { GEMM, GETRF, TRSM } from './kernels.ts';
-import type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
+import type { Submitter } from './submitter.ts';
+import type { Workload, WorkloadInstance, WorkloadParams } from './types.ts';
 
 /** Defaults: 10 x 10 tiles of 960 x 960, single precision. */
 export const LU_DEFAULTS = { tiles: 10, tileSize: 960, precision: 'single' } as const;
 
-/** Builds the tiled LU task graph: N(N+1)(2N+1)/6 tasks. */
-export function lu(params: WorkloadParams = {}): Workload {
-  const n = intParam('--tiles', params.tiles, LU_DEFAULTS.tiles, 1, 200);
-  const ts = intParam('--tile-size', params.tileSize, LU_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
+/** A validated LU instance. */
+export interface LuInstance extends WorkloadInstance {
+  tiles: number;
+  tileSize: number;
+  precision: 'single' | 'double';
+  dataSeed: number;
+}
+
+function instance(params: WorkloadParams): LuInstance {
+  const n = intParam('tiles', params.tiles, LU_DEFAULTS.tiles, 1, 200);
+  const ts = intParam('tileSize', params.tileSize, LU_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
   const precision = precisionParam(params.precision);
-  const tileBytes = ts * ts * elementBytes(precision);
-  checkHostMemory(params, n * n * tileBytes);
+  return {
+    tiles: n,
+    tileSize: ts,
+    precision,
+    dataSeed: dataSeedParam(params.dataSeed),
+    description: `${n}x${n} tiles of ${ts}, ${precision}, no pivoting`,
+    dataBytes: n * n * ts * ts * elementBytes(precision),
+    params: { tiles: n, tileSize: ts, precision },
+  };
+}
 
-  const graph = new TaskGraph();
-  const getrf = graph.addCodelet(GETRF);
-  const trsm = graph.addCodelet(TRSM);
-  const gemm = graph.addCodelet(GEMM);
+/** Submits the tiled LU: N(N+1)(2N+1)/6 tasks. */
+function submit(s: Submitter, l: LuInstance): void {
+  const { tiles: n, tileSize: ts, precision } = l;
+  const getrf = s.codelet(GETRF, 'getrfTask');
+  const trsmRow = s.codelet(TRSM, 'trsmLuRowTask');
+  const trsmColumn = s.codelet(TRSM, 'trsmLuColumnTask');
+  const gemm = s.codelet(GEMM, 'gemmLuTask');
 
+  const values = once(() => diagDominantTiles(n, ts, l.dataSeed, precision));
+  const type = elementType(precision);
   const tile = new Int32Array(n * n);
   for (let i = 0; i < n; i++) {
-    for (let j = 0; j < n; j++)
-      tile[i * n + j] = graph.addHandle(tileBytes, { name: `A[${i},${j}]`, block: [i, j] });
+    for (let j = 0; j < n; j++) {
+      tile[i * n + j] = s.data({
+        name: `A[${i},${j}]`,
+        type,
+        length: ts * ts,
+        block: [i, j],
+        init: () => values()[i + j * n]!,
+      });
+    }
   }
   const at = (i: number, j: number): number => tile[i * n + j]!;
   const dims = [ts];
+  const args = dims;
 
   for (let k = 0; k < n; k++) {
-    graph.submit(getrf, [[at(k, k), AccessMode.RW]], { dims, name: `GETRF(${k})` });
+    s.submit(getrf, [[at(k, k), AccessMode.RW]], { dims, args, name: `GETRF(${k})` });
     // Row panel: U[k, j] = L[k, k]^-1 A[k, j].
     for (let j = k + 1; j < n; j++) {
-      graph.submit(
-        trsm,
+      s.submit(
+        trsmRow,
         [
           [at(k, k), AccessMode.R],
           [at(k, j), AccessMode.RW],
         ],
-        { dims, name: `TRSM(${k},${j})` },
+        { dims, args, name: `TRSM(${k},${j})` },
       );
     }
     // Column panel: L[i, k] = A[i, k] U[k, k]^-1.
     for (let i = k + 1; i < n; i++) {
-      graph.submit(
-        trsm,
+      s.submit(
+        trsmColumn,
         [
           [at(k, k), AccessMode.R],
           [at(i, k), AccessMode.RW],
         ],
-        { dims, name: `TRSM(${i},${k})` },
+        { dims, args, name: `TRSM(${i},${k})` },
       );
     }
     // Trailing update: A[i, j] -= L[i, k] U[k, j].
     for (let i = k + 1; i < n; i++) {
       for (let j = k + 1; j < n; j++) {
-        graph.submit(
+        s.submit(
           gemm,
           [
             [at(i, k), AccessMode.R],
             [at(k, j), AccessMode.R],
             [at(i, j), AccessMode.RW],
           ],
-          { dims, name: `GEMM(${i},${j},${k})` },
+          { dims, args, name: `GEMM(${i},${j},${k})` },
         );
       }
     }
   }
-  return finishWorkload('lu', graph, `${n}x${n} tiles of ${ts}, ${precision}, no pivoting`, {
-    tiles: n,
-    tileSize: ts,
-    precision,
-  });
 }
 
 /** The tiled LU generator (seeds 001, 002). */
-export const luGenerator: WorkloadGenerator = {
+export const luGenerator = defineWorkload({
   name: 'lu',
   description:
     'tiled right-looking LU without pivoting: getrf, trsm (row and column panels), gemm (seeds 001, 002)',
-  generate: lu,
-};
+  instance,
+  submit,
+});
+
+/** Builds the tiled LU task graph. */
+export function lu(params: WorkloadParams = {}): Workload {
+  return luGenerator.generate(params);
+}

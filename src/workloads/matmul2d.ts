@@ -5,47 +5,61 @@
  * each and writes its own C block, so the tasks are independent and share data: a bipartite
  * task/data graph, the problem DARTS, DMDAR and EAGER were compared on.
  */
-import { TaskGraph } from '../core/graph.ts';
 import { AccessMode } from '../core/types.ts';
-import {
-  checkHostMemory,
-  elementBytes,
-  finishWorkload,
-  intParam,
-  MAX_TILE_SIZE,
-  precisionParam,
-} from './common.ts';
+import { elementBytes, elementType, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import { defineWorkload } from './define.ts';
 import { GEMM } from './kernels.ts';
-import type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
+import type { Submitter } from './submitter.ts';
+import type { Workload, WorkloadInstance, WorkloadParams } from './types.ts';
 
 /** Defaults of seed 000's Fig. 2: 960 x 3840 single-precision blocks (14.06 MiB), N = 20. */
 export const MATMUL2D_DEFAULTS = { tiles: 20, tileSize: 960, inner: 3840, precision: 'single' } as const;
 
-/** Builds the N x N independent block products of seed 000's Fig. 2. */
-export function matmul2d(params: WorkloadParams = {}): Workload {
-  const n = intParam('--tiles', params.tiles, MATMUL2D_DEFAULTS.tiles, 1, 2000);
-  const ts = intParam('--tile-size', params.tileSize, MATMUL2D_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
-  const inner = intParam('--inner', params.inner, MATMUL2D_DEFAULTS.inner, 1, 1 << 20);
+/** A validated matmul2d instance. */
+export interface Matmul2dInstance extends WorkloadInstance {
+  tiles: number;
+  tileSize: number;
+  inner: number;
+  precision: 'single' | 'double';
+  keepOutputs: boolean;
+}
+
+function instance(params: WorkloadParams): Matmul2dInstance {
+  const n = intParam('tiles', params.tiles, MATMUL2D_DEFAULTS.tiles, 1, 2000);
+  const ts = intParam('tileSize', params.tileSize, MATMUL2D_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
+  const inner = intParam('inner', params.inner, MATMUL2D_DEFAULTS.inner, 1, 1 << 20);
   const precision = precisionParam(params.precision);
   const keepOutputs = params.keepOutputs ?? false;
   const elem = elementBytes(precision);
+  const outputs = keepOutputs ? 'outputs kept' : 'outputs discarded';
+  return {
+    tiles: n,
+    tileSize: ts,
+    inner,
+    precision,
+    keepOutputs,
+    description: `${n}x${n} tasks, blocks ${ts}x${inner}, ${precision}, ${outputs}`,
+    dataBytes: 2 * n * ts * inner * elem + n * n * ts * ts * elem,
+    params: { tiles: n, tileSize: ts, inner, precision, keepOutputs },
+  };
+}
 
-  const graph = new TaskGraph();
-  const gemm = graph.addCodelet(GEMM);
-  const inputBytes = ts * inner * elem;
-  const outputBytes = ts * ts * elem;
-  checkHostMemory(params, 2 * n * inputBytes + n * n * outputBytes);
+/** Submits the N x N independent block products of seed 000's Fig. 2. */
+function submit(s: Submitter, m: Matmul2dInstance): void {
+  const { tiles: n, tileSize: ts, inner, precision } = m;
+  const gemm = s.codelet(GEMM);
+  const type = elementType(precision);
   const a = new Int32Array(n);
   const b = new Int32Array(n);
-  for (let i = 0; i < n; i++) a[i] = graph.addHandle(inputBytes, { name: `A[${i}]` });
-  for (let j = 0; j < n; j++) b[j] = graph.addHandle(inputBytes, { name: `B[${j}]` });
+  for (let i = 0; i < n; i++) a[i] = s.data({ name: `A[${i}]`, type, length: ts * inner });
+  for (let j = 0; j < n; j++) b[j] = s.data({ name: `B[${j}]`, type, length: ts * inner });
   const flops = GEMM.flops!(ts, ts, inner);
-  const discard = !keepOutputs;
+  const discard = !m.keepOutputs;
   // Row-major submission order: the "natural order" EAGER follows.
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {
-      const c = graph.addHandle(outputBytes, { name: `C[${i},${j}]`, discard });
-      graph.submit(
+      const c = s.data({ name: `C[${i},${j}]`, type, length: ts * ts, discard });
+      s.submit(
         gemm,
         [
           [a[i]!, AccessMode.R],
@@ -56,19 +70,18 @@ export function matmul2d(params: WorkloadParams = {}): Workload {
       );
     }
   }
-  const outputs = keepOutputs ? 'outputs kept' : 'outputs discarded';
-  return finishWorkload(
-    'matmul2d',
-    graph,
-    `${n}x${n} tasks, blocks ${ts}x${inner}, ${precision}, ${outputs}`,
-    { tiles: n, tileSize: ts, inner, precision, keepOutputs },
-  );
 }
 
 /** The matmul2d generator (seed 000, Fig. 2). */
-export const matmul2dGenerator: WorkloadGenerator = {
+export const matmul2dGenerator = defineWorkload({
   name: 'matmul2d',
   description:
     "seed 000's 2-D matrix product: N x N independent tasks C[i,j] = A[i] x B[j] sharing 2N input blocks",
-  generate: matmul2d,
-};
+  instance,
+  submit,
+});
+
+/** Builds the N x N independent block products of seed 000's Fig. 2. */
+export function matmul2d(params: WorkloadParams = {}): Workload {
+  return matmul2dGenerator.generate(params);
+}

@@ -9,7 +9,9 @@ import { LocusError } from '../core/types.ts';
 /** A copy of `g` with its first `count` tasks, chained one after the other when `serial`. */
 export function prefixGraph(g: TaskGraph, count: number, serial: boolean): TaskGraph {
   if (!Number.isInteger(count) || count < 1)
-    throw new LocusError(`--stop-after must be a positive integer (got ${count})`);
+    throw new LocusError('LOCUS_OPTION_INVALID', `stopAfter must be a positive integer (got ${count})`, {
+      params: ['stopAfter'],
+    });
   const n = Math.min(count, g.taskCount);
   const out = new TaskGraph();
   for (const c of g.codelets) out.addCodelet(c);

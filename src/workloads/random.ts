@@ -6,18 +6,11 @@
  */
 import { uniformInt } from 'pure-rand/distribution/uniformInt';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
-import { TaskGraph } from '../core/graph.ts';
 import { AccessMode, LocusError } from '../core/types.ts';
-import {
-  CPU_GPU,
-  checkHostMemory,
-  elementBytes,
-  finishWorkload,
-  intParam,
-  MAX_TILE_SIZE,
-  precisionParam,
-} from './common.ts';
-import type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
+import { CPU_GPU, elementBytes, elementType, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import { defineWorkload } from './define.ts';
+import type { SubmitAccess, Submitter } from './submitter.ts';
+import type { Workload, WorkloadInstance, WorkloadParams } from './types.ts';
 
 /** Defaults: 1000 tasks, 100 data of 960 x 960 single precision (3.52 MiB), 2 inputs a task, seed 1. */
 export const RANDOM_DEFAULTS = {
@@ -29,33 +22,63 @@ export const RANDOM_DEFAULTS = {
   precision: 'single',
 } as const;
 
-/** Builds the random bipartite workload. */
-export function random(params: WorkloadParams = {}): Workload {
-  const tasks = intParam('--tasks', params.tasks, RANDOM_DEFAULTS.tasks, 1, 10_000_000);
-  const data = intParam('--data', params.data, RANDOM_DEFAULTS.data, 1, 10_000_000);
-  const degree = intParam('--degree', params.degree, RANDOM_DEFAULTS.degree, 1, 1000);
-  const ts = intParam('--tile-size', params.tileSize, RANDOM_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
-  const seed = intParam('--seed', params.seed, RANDOM_DEFAULTS.seed, 0, 0x7fffffff);
+/** The random tasks' codelet. */
+const RANDOM = { name: 'random', kinds: CPU_GPU };
+
+/** A validated random instance. */
+export interface RandomInstance extends WorkloadInstance {
+  tasks: number;
+  data: number;
+  degree: number;
+  tileSize: number;
+  seed: number;
+  precision: 'single' | 'double';
+}
+
+function instance(params: WorkloadParams): RandomInstance {
+  const tasks = intParam('tasks', params.tasks, RANDOM_DEFAULTS.tasks, 1, 10_000_000);
+  const data = intParam('data', params.data, RANDOM_DEFAULTS.data, 1, 10_000_000);
+  const degree = intParam('degree', params.degree, RANDOM_DEFAULTS.degree, 1, 1000);
+  const ts = intParam('tileSize', params.tileSize, RANDOM_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
+  const seed = intParam('seed', params.seed, RANDOM_DEFAULTS.seed, 0, 0x7fffffff);
   const precision = precisionParam(params.precision);
   if (degree > data) {
-    throw new LocusError(`--degree must be at most --data (got ${degree} inputs per task for ${data} data)`);
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      `degree must be at most data (got ${degree} inputs per task for ${data} data)`,
+      { params: ['degree', 'data'] },
+    );
   }
-  const bytes = ts * ts * elementBytes(precision);
-  checkHostMemory(params, (data + tasks) * bytes);
+  return {
+    tasks,
+    data,
+    degree,
+    tileSize: ts,
+    seed,
+    precision,
+    description: `${tasks} tasks x ${degree} of ${data} data of ${ts}x${ts}, ${precision}, seed ${seed}`,
+    dataBytes: (data + tasks) * ts * ts * elementBytes(precision),
+    params: { tiles: data, tileSize: ts, precision, tasks, data, degree, seed },
+  };
+}
 
-  const graph = new TaskGraph();
-  const cl = graph.addCodelet({ name: 'random', kinds: CPU_GPU });
+/** Submits the random bipartite workload. */
+function submit(s: Submitter, r: RandomInstance): void {
+  const { tasks, data, degree, tileSize: ts, precision } = r;
+  const cl = s.codelet(RANDOM);
+  const type = elementType(precision);
+  const length = ts * ts;
   const handle = new Int32Array(data);
-  for (let d = 0; d < data; d++) handle[d] = graph.addHandle(bytes, { name: `D[${d}]` });
+  for (let d = 0; d < data; d++) handle[d] = s.data({ name: `D[${d}]`, type, length });
 
-  const rng = xoroshiro128plus(seed);
+  const rng = xoroshiro128plus(r.seed);
   // A permutation of the data, partially reshuffled for each task: its first `degree`
   // entries after a partial Fisher-Yates pass are a uniform sample without replacement.
   const perm = new Int32Array(data);
   for (let d = 0; d < data; d++) perm[d] = d;
   const picked = new Int32Array(degree);
   const flops = 2 * ts * ts * ts;
-  const accesses: [number, AccessMode][] = [];
+  const accesses: SubmitAccess[] = [];
   for (let t = 0; t < tasks; t++) {
     for (let k = 0; k < degree; k++) {
       const j = uniformInt(rng, k, data - 1);
@@ -67,22 +90,22 @@ export function random(params: WorkloadParams = {}): Workload {
     picked.sort();
     accesses.length = 0;
     for (let k = 0; k < degree; k++) accesses.push([handle[picked[k]!]!, AccessMode.R]);
-    const out = graph.addHandle(bytes, { name: `out[${t}]`, discard: true });
+    const out = s.data({ name: `out[${t}]`, type, length, discard: true });
     accesses.push([out, AccessMode.W]);
-    graph.submit(cl, accesses, { flops, name: `RANDOM(${t})` });
+    s.submit(cl, accesses, { flops, name: `RANDOM(${t})` });
   }
-  return finishWorkload(
-    'random',
-    graph,
-    `${tasks} tasks x ${degree} of ${data} data of ${ts}x${ts}, ${precision}, seed ${seed}`,
-    { tiles: data, tileSize: ts, precision, tasks, data, degree, seed },
-  );
 }
 
 /** The random bipartite generator (seed 000's problem model). */
-export const randomGenerator: WorkloadGenerator = {
+export const randomGenerator = defineWorkload({
   name: 'random',
   description:
     "random independent tasks each reading `degree` of `data` shared data (seed 000's bipartite model)",
-  generate: random,
-};
+  instance,
+  submit,
+});
+
+/** Builds the random bipartite workload. */
+export function random(params: WorkloadParams = {}): Workload {
+  return randomGenerator.generate(params);
+}

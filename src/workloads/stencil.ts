@@ -18,18 +18,11 @@
  * WorkloadParams has no grid dimensions, so the stencil reads tileSize as X = Y (the edge of
  * a square xy plane) and inner as Z (the number of planes).
  */
-import { TaskGraph } from '../core/graph.ts';
 import { AccessMode, LocusError } from '../core/types.ts';
-import {
-  CPU_GPU,
-  checkHostMemory,
-  elementBytes,
-  finishWorkload,
-  intParam,
-  MAX_TILE_SIZE,
-  precisionParam,
-} from './common.ts';
-import type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
+import { CPU_GPU, elementBytes, elementType, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import { defineWorkload } from './define.ts';
+import type { SubmitAccess, Submitter } from './submitter.ts';
+import type { Workload, WorkloadInstance, WorkloadParams } from './types.ts';
 
 /** Defaults of seed 001: a 256 x 256 x 4096 single-precision grid, 64 blocks along z, 10 iterations. */
 export const STENCIL_DEFAULTS = {
@@ -49,31 +42,59 @@ export const STENCIL_FLOPS_PER_POINT = 8;
 /** Largest number of tasks the stencil generator builds (iterations x blocks x 2). */
 const MAX_TASKS = 20_000_000;
 
-/** Builds the blocked, iterated 3-D stencil of seed 001. */
-export function stencil(params: WorkloadParams = {}): Workload {
-  const blocks = intParam('--tiles', params.tiles, STENCIL_DEFAULTS.tiles, 1, 1_000_000);
-  const xy = intParam('--tile-size', params.tileSize, STENCIL_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
-  const z = intParam('--inner', params.inner, STENCIL_DEFAULTS.inner, 1, 1 << 24);
-  const iterations = intParam('--iterations', params.iterations, STENCIL_DEFAULTS.iterations, 1, 1_000_000);
+/** The update of a block and the copy of its boundary planes into halos. */
+const UPDATE = { name: 'stencil', kinds: CPU_GPU };
+const COPY = { name: 'halo', kinds: CPU_GPU };
+
+/** A validated stencil instance. */
+export interface StencilInstance extends WorkloadInstance {
+  blocks: number;
+  xy: number;
+  z: number;
+  iterations: number;
+  precision: 'single' | 'double';
+}
+
+function instance(params: WorkloadParams): StencilInstance {
+  const blocks = intParam('tiles', params.tiles, STENCIL_DEFAULTS.tiles, 1, 1_000_000);
+  const xy = intParam('tileSize', params.tileSize, STENCIL_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
+  const z = intParam('inner', params.inner, STENCIL_DEFAULTS.inner, 1, 1 << 24);
+  const iterations = intParam('iterations', params.iterations, STENCIL_DEFAULTS.iterations, 1, 1_000_000);
   const precision = precisionParam(params.precision);
   if (blocks > z) {
     throw new LocusError(
-      `--tiles must be at most the grid depth --inner (got ${blocks} blocks for ${z} planes)`,
+      'LOCUS_OPTION_CONFLICT',
+      `tiles must be at most the grid depth inner (got ${blocks} blocks for ${z} planes)`,
+      { params: ['tiles', 'inner'] },
     );
   }
   if (2 * blocks * iterations > MAX_TASKS) {
     throw new LocusError(
-      `--tiles x --iterations must be at most ${MAX_TASKS / 2} (got ${blocks} x ${iterations})`,
+      'LOCUS_OPTION_INVALID',
+      `tiles x iterations must be at most ${MAX_TASKS / 2} (got ${blocks} x ${iterations})`,
+      { params: ['tiles', 'iterations'] },
     );
   }
-  const elem = elementBytes(precision);
-  const planePoints = xy * xy;
-  // The grid's z planes, and two buffers for each halo plane (a top and a bottom per inner boundary).
-  checkHostMemory(params, (z + 4 * (blocks - 1)) * planePoints * elem);
+  return {
+    blocks,
+    xy,
+    z,
+    iterations,
+    precision,
+    description: `${xy}x${xy}x${z} grid, ${blocks} blocks along z, ${iterations} iterations, ${precision}`,
+    // The grid's z planes, and two buffers for each halo plane (a top and a bottom per inner boundary).
+    dataBytes: (z + 4 * (blocks - 1)) * xy * xy * elementBytes(precision),
+    params: { tiles: blocks, tileSize: xy, inner: z, iterations, precision },
+  };
+}
 
-  const graph = new TaskGraph();
-  const update = graph.addCodelet({ name: 'stencil', kinds: CPU_GPU });
-  const copy = graph.addCodelet({ name: 'halo', kinds: CPU_GPU });
+/** Submits the blocked, iterated 3-D stencil of seed 001. */
+function submit(s: Submitter, st: StencilInstance): void {
+  const { blocks, xy, z, iterations, precision } = st;
+  const planePoints = xy * xy;
+  const type = elementType(precision);
+  const update = s.codelet(UPDATE);
+  const copy = s.codelet(COPY);
 
   // Blocks: depth z / blocks planes, the first z % blocks blocks one plane deeper.
   const depth = new Int32Array(blocks);
@@ -81,20 +102,20 @@ export function stencil(params: WorkloadParams = {}): Workload {
   const base = Math.floor(z / blocks);
   for (let b = 0; b < blocks; b++) {
     depth[b] = base + (b < z % blocks ? 1 : 0);
-    block[b] = graph.addHandle(planePoints * depth[b]! * elem, { name: `block[${b}]` });
+    block[b] = s.data({ name: `block[${b}]`, type, length: planePoints * depth[b]! });
   }
   // Halos, two buffers each: top of blocks 0..B-2, bottom of blocks 1..B-1 (-1: none).
   const top = new Int32Array(2 * blocks).fill(-1);
   const bottom = new Int32Array(2 * blocks).fill(-1);
-  const planeBytes = planePoints * elem;
   for (let b = 0; b < blocks; b++) {
     for (let p = 0; p < 2; p++) {
-      if (b < blocks - 1) top[2 * b + p] = graph.addHandle(planeBytes, { name: `halo[${b}].top[${p}]` });
-      if (b > 0) bottom[2 * b + p] = graph.addHandle(planeBytes, { name: `halo[${b}].bottom[${p}]` });
+      if (b < blocks - 1)
+        top[2 * b + p] = s.data({ name: `halo[${b}].top[${p}]`, type, length: planePoints });
+      if (b > 0) bottom[2 * b + p] = s.data({ name: `halo[${b}].bottom[${p}]`, type, length: planePoints });
     }
   }
 
-  const accesses: [number, AccessMode][] = [];
+  const accesses: SubmitAccess[] = [];
   for (let t = 0; t < iterations; t++) {
     const p = t % 2;
     for (let b = 0; b < blocks; b++) {
@@ -102,7 +123,7 @@ export function stencil(params: WorkloadParams = {}): Workload {
       if (b > 0) accesses.push([top[2 * (b - 1) + p]!, AccessMode.R]);
       accesses.push([block[b]!, AccessMode.RW]);
       if (b < blocks - 1) accesses.push([bottom[2 * (b + 1) + p]!, AccessMode.R]);
-      graph.submit(update, accesses, {
+      s.submit(update, accesses, {
         flops: STENCIL_FLOPS_PER_POINT * planePoints * depth[b]!,
         name: `STENCIL(${b},${t})`,
         affinity: b,
@@ -117,7 +138,7 @@ export function stencil(params: WorkloadParams = {}): Workload {
       if (b > 0) accesses.push([bottom[2 * b + q]!, AccessMode.W]);
       if (b < blocks - 1) accesses.push([top[2 * b + q]!, AccessMode.W]);
       // A plane copy: one "flop" per element copied, so that it costs something small.
-      graph.submit(copy, accesses, {
+      s.submit(copy, accesses, {
         flops: planePoints * (accesses.length - 1),
         name: `HALO(${b},${t})`,
         affinity: b,
@@ -125,18 +146,18 @@ export function stencil(params: WorkloadParams = {}): Workload {
       });
     }
   }
-  return finishWorkload(
-    'stencil',
-    graph,
-    `${xy}x${xy}x${z} grid, ${blocks} blocks along z, ${iterations} iterations, ${precision}`,
-    { tiles: blocks, tileSize: xy, inner: z, iterations, precision },
-  );
 }
 
 /** The 3-D stencil generator (seed 001). */
-export const stencilGenerator: WorkloadGenerator = {
+export const stencilGenerator = defineWorkload({
   name: 'stencil',
   description:
     "seed 001's iterated 3-D stencil: blocks along z exchanging boundary planes through halo handles",
-  generate: stencil,
-};
+  instance,
+  submit,
+});
+
+/** Builds the blocked, iterated 3-D stencil of seed 001. */
+export function stencil(params: WorkloadParams = {}): Workload {
+  return stencilGenerator.generate(params);
+}

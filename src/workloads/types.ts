@@ -3,6 +3,7 @@
  * build any task graph from the same size parameters.
  */
 import type { TaskGraph } from '../core/graph.ts';
+import type { Submitter } from './submitter.ts';
 
 /** Size parameters shared by the generators; each reads those that apply to it. */
 export interface WorkloadParams {
@@ -18,6 +19,8 @@ export interface WorkloadParams {
   iterations?: number;
   /** Seed of randomly generated workloads. */
   seed?: number;
+  /** Seed of the initial values of the data of a run that computes (default 1). */
+  dataSeed?: number;
   /** Number of tasks of the random workload. */
   tasks?: number;
   /** Number of data of the random workload. */
@@ -55,12 +58,29 @@ export interface Workload {
   readonly params: Required<Pick<WorkloadParams, 'tiles' | 'tileSize' | 'precision'>> & WorkloadParams;
 }
 
-/** A named, size-parametrized task-graph generator. */
-export interface WorkloadGenerator {
+/** A validated instance of a workload: its parameters with defaults filled in. */
+export interface WorkloadInstance {
+  /** The instance after the workload's name ("20x20 tiles of 1920, single"). */
+  readonly description: string;
+  /** Bytes of every datum it declares (checked against the host memory before submitting). */
+  readonly dataBytes: number;
+  /** The parameters used, defaults filled in. */
+  readonly params: Workload['params'];
+}
+
+/**
+ * A workload written once against the Submitter: the simulator builds its graph with
+ * generate(), a real run submits it to a Runtime (src/exec/run-workload.ts).
+ */
+export interface WorkloadGenerator<I extends WorkloadInstance = WorkloadInstance> {
   /** Name used on the command line. */
   readonly name: string;
   /** One-line description with its seed reference. */
   readonly description: string;
-  /** Builds an instance; throws LocusError on parameters out of range. */
+  /** Validates the parameters and fills in defaults; throws LocusError on parameters out of range. */
+  instance(params: WorkloadParams): I;
+  /** Declares the instance's data and codelets and submits its tasks, in order. */
+  submit(s: Submitter, instance: I): void;
+  /** Builds the simulated task graph of an instance; throws LocusError on bad parameters. */
   generate(params: WorkloadParams): Workload;
 }

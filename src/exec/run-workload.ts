@@ -1,0 +1,128 @@
+/**
+ * Runs a workload for real: the same generator the simulator reads (src/workloads/) submits
+ * its tasks to a Runtime through a RuntimeSubmitter, the worker threads run the kernels of
+ * src/kernels/tasks.ts, and the results come home. With `check`, the same generator runs
+ * once more through a SequentialSubmitter (every kernel in submission order, in this thread)
+ * and the residual is the relative difference over all the workload's data; the
+ * factorizations also get their backward error (workload-checks.ts).
+ */
+import { LocusError } from '../core/types.ts';
+import { relativeDifference } from '../kernels/residual.ts';
+import type { RunReport } from '../trace/report.ts';
+import { formatBytes } from '../workloads/common.ts';
+import { WORKLOADS } from '../workloads/index.ts';
+import type { Runtime, RuntimeOptions } from './runtime.ts';
+import { RuntimeSubmitter } from './runtime-submitter.ts';
+import { SequentialSubmitter } from './sequential-submitter.ts';
+import { BACKWARD_ERROR_MAX_N, type DataByName, REAL_WORKLOADS } from './workload-checks.ts';
+
+/** Most bytes of data a real run declares (three 8192 x 8192 float64 matrices). */
+export const REAL_MAX_BYTES = 3 * 2 ** 30;
+
+/** Options of a real workload run: the runtime's, and the workload's sizes. */
+export interface RealRunOptions extends RuntimeOptions {
+  /** Tiles per matrix edge (row blocks of jacobi). */
+  tiles: number;
+  /** Tile edge. */
+  tileSize: number;
+  /** Element type (default double). */
+  precision?: 'double' | 'single' | undefined;
+  /** Iterations of iterated workloads (jacobi; default 10). */
+  iterations?: number | undefined;
+  /** Compare with a sequential run of the same kernels (and report the residuals). */
+  check?: boolean | undefined;
+  /** Seed of the initial values (default 1). */
+  dataSeed?: number | undefined;
+  /**
+   * Run on this runtime (its platform, mode and policies; left open) instead of creating one
+   * from the options.
+   */
+  runtime?: Runtime | undefined;
+  /** With `trace`: receives the run's Chrome trace (JSON) when it ends. */
+  onTrace?: ((json: unknown) => void) | undefined;
+}
+
+/** What a real workload run gives back. */
+export interface RealRunResult {
+  /** The runtime's report. */
+  report: RunReport;
+  /** With check: ||X - X_seq||_F / ||X_seq||_F over all data against the sequential run. */
+  residual?: number;
+  /** With check: the factorisation's backward error (||A - L L^T|| / ||A||, ||P A - L U|| / ||A||). */
+  backwardError?: number;
+  /** One line describing the problem ("cholesky 6x6 tiles of 32, double"). */
+  workload: string;
+}
+
+/** Names of the workloads that run for real. */
+export const REAL_WORKLOAD_NAMES: readonly string[] = Object.keys(REAL_WORKLOADS);
+
+/** Runs workload `name` for real; throws LocusError for a workload without kernels or bad sizes. */
+export async function runWorkload(name: string, o: RealRunOptions): Promise<RealRunResult> {
+  const real = Object.hasOwn(REAL_WORKLOADS, name) ? REAL_WORKLOADS[name] : undefined;
+  if (real === undefined) {
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      `workload '${name}' does not run for real: use one of ${REAL_WORKLOAD_NAMES.join(', ')}, or simulate it`,
+    );
+  }
+  const generator = WORKLOADS[name]!;
+  const instance = generator.instance({
+    tiles: o.tiles,
+    tileSize: o.tileSize,
+    precision: o.precision ?? 'double',
+    iterations: o.iterations,
+    dataSeed: o.dataSeed,
+  });
+  const workload = `${name} ${instance.description}`;
+  if (instance.dataBytes > REAL_MAX_BYTES) {
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `${workload} holds ${formatBytes(instance.dataBytes)} of data, more than a real run here takes (${formatBytes(REAL_MAX_BYTES)}): use a smaller tiles or tileSize`,
+      { params: ['tiles', 'tileSize'] },
+    );
+  }
+  const { rt, owned } = await openRuntime(o);
+  try {
+    const submitter = new RuntimeSubmitter(rt);
+    generator.submit(submitter, instance);
+    const report = await rt.wait();
+    // The results may still be on the devices: bring them into the arrays.
+    await rt.sync();
+    if (o.onTrace && rt.trace) o.onTrace(rt.trace.toJSON());
+    report.workload = workload;
+    if (!o.check) return { report, workload };
+    const sequential = new SequentialSubmitter(real.backwardError !== undefined);
+    generator.submit(sequential, instance);
+    const residual = relativeDifference(submitter.arrays, sequential.arrays);
+    const { tiles, tileSize } = instance.params;
+    // An O(N^3) product: skipped for large matrices, where it would cost more than the run.
+    const backwardError =
+      real.backwardError && tiles * tileSize <= BACKWARD_ERROR_MAX_N
+        ? real.backwardError(
+            instance,
+            byName(sequential.names, sequential.initial),
+            byName(submitter.names, submitter.arrays),
+          )
+        : undefined;
+    return { report, workload, residual, ...(backwardError === undefined ? {} : { backwardError }) };
+  } finally {
+    if (owned) await rt.close();
+  }
+}
+
+/** The runtime to use and whether the run must close it. */
+async function openRuntime(o: RealRunOptions): Promise<{ rt: Runtime; owned: boolean }> {
+  if (o.runtime) return { rt: o.runtime, owned: false };
+  const { Runtime } = await import('./runtime.ts');
+  return { rt: await Runtime.create(o), owned: true };
+}
+
+/** Looks data up by name. */
+function byName(names: readonly string[], arrays: readonly ArrayLike<number>[]): DataByName {
+  const index = new Map(names.map((n, i) => [n, i]));
+  return (name) => {
+    const i = index.get(name);
+    return i === undefined ? undefined : (arrays[i] as ReturnType<DataByName>);
+  };
+}
