@@ -46,6 +46,12 @@ export interface EngineOptions {
   calibrate?: boolean;
   /** Coherence policies of seed 004's runtimes (default: write-back, replicas kept). */
   coherence?: CoherenceOptions;
+  /**
+   * Recycle finished tasks' and transfers' records (see Engine.compact): an endless stream of
+   * tasks then runs in bounded memory. Task ids are shifted by each compaction and transfer
+   * ids reused, so only owners that follow compact() turn it on (default false).
+   */
+  recycle?: boolean;
   /** Write every modified replica home at the end (default true; false for --stop-after). */
   flushAtEnd?: boolean;
 }

@@ -105,6 +105,9 @@ export class Engine implements SchedContext, EvictionContext {
   /** @internal The final write-back has been issued. */
   flushStarted = false;
   private readonly flushAtEnd: boolean;
+  private readonly recycle: boolean;
+  /** Flops of the tasks recycled by compact() (the report adds them to the graph's). */
+  retiredFlops = 0;
   private readonly calibrate: boolean;
   private readonly coherence: CoherencePolicies | undefined;
   private readonly rng: Rng;
@@ -132,6 +135,7 @@ export class Engine implements SchedContext, EvictionContext {
     this.defaultHome = this.platform.homeNode;
     this.calibrate = options.calibrate ?? false;
     this.flushAtEnd = options.flushAtEnd ?? true;
+    this.recycle = options.recycle ?? false;
     this.coherence = coherenceActive(options.coherence)
       ? new CoherencePolicies(options.coherence, this.nNodes)
       : undefined;
@@ -146,6 +150,7 @@ export class Engine implements SchedContext, EvictionContext {
     this.trDst = this.transfers.dst;
     this.trKind = this.transfers.kind;
     this.trUrgent = this.transfers.urgent;
+    this.transfers.recycle = this.recycle;
   }
 
   /** Registers an observer. */
@@ -329,6 +334,35 @@ export class Engine implements SchedContext, EvictionContext {
       this.memory.used[home]! += g.handleSize.data[h]!;
     }
     this.knownHandles = g.handleCount;
+  }
+
+  /**
+   * Recycles the records of finished tasks (with the `recycle` option): once the oldest task
+   * that has not ended is at least `minimum` in and past half of what the engine holds, the
+   * tasks before it are dropped from the graph (TaskGraph.dropPrefix) and every table, and
+   * every task id shifts down by their count, in the engine, the policies and the observers.
+   * Amortised O(1) per task. Returns the shift (0: nothing recycled): the caller shifts the
+   * task ids it holds (its backend's, its own). Nothing happens unless the scheduler, the
+   * eviction policy and every observer implement `rebase`, or while explicit dependencies
+   * may point backwards.
+   */
+  compact(minimum = 4096): number {
+    if (!this.recycle || this.graph.mayHaveCycles) return 0;
+    const k = this.tasks.firstLive();
+    if (k < minimum || k < this.tasks.known - k) return 0;
+    if (this.scheduler.rebase === undefined || this.eviction.rebase === undefined) return 0;
+    for (let i = 0; i < this.observers.length; i++) if (this.observers[i]!.rebase === undefined) return 0;
+    const g = this.graph;
+    for (let t = 0; t < k; t++) this.retiredFlops += g.taskFlops.data[t]!;
+    const edges = g.dropPrefix(k, this.tasks.knownEdges);
+    this.tasks.rebase(k, edges);
+    this.workers.rebase(k);
+    this.requests.rebase(k);
+    this.replicas.rebaseWaiters(k, this.knownHandles);
+    this.scheduler.rebase(k);
+    this.eviction.rebase(k);
+    for (let i = 0; i < this.observers.length; i++) this.observers[i]!.rebase!(k);
+    return k;
   }
 
   /** The application submits nothing more: the run finishes once every task has ended. */

@@ -98,6 +98,12 @@ export class IntQueue {
     return v;
   }
 
+  /** Adds `delta` to every queued value (task ids shifted by the engine's compaction). */
+  addToAll(delta: number): void {
+    const mask = this.buf.length - 1;
+    for (let k = 0; k < this.length; k++) this.buf[(this.head + k) & mask]! += delta;
+  }
+
   /** Removes the i-th value from the head, keeping the others' order. */
   removeAt(i: number): void {
     const mask = this.buf.length - 1;

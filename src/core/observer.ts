@@ -34,6 +34,12 @@ export interface EngineObserver {
   taskFailed?(task: number, worker: number, now: number): void;
   /** `task` will not run: a task it depends on failed or was cancelled. */
   taskCancelled?(task: number, now: number): void;
+  /**
+   * The engine recycled the records of tasks [0, k): task ids shift down by k. An observer
+   * without it keeps the engine from recycling; one with no per-task state implements it as
+   * a no-op.
+   */
+  rebase?(k: number): void;
 }
 
 /**

@@ -81,6 +81,13 @@ export interface Scheduler {
   /** Optional: per-task tables must now hold `tasks` entries, per-handle ones `handles`. */
   grow?(tasks: number, handles: number): void;
   /**
+   * Optional: the engine recycled the records of tasks [0, k), all ended: every task id the
+   * policy holds shifts down by k (task t is now t - k). A policy without it keeps the engine
+   * from recycling (an endless stream then grows in memory); one with no per-task state
+   * implements it as a no-op.
+   */
+  rebase?(k: number): void;
+  /**
    * Optional: tasks [from, to) were submitted (their accesses are in the graph); called
    * before any of them is pushed.
    */
@@ -151,6 +158,8 @@ export interface EvictionPolicy {
   readonly dynamic?: boolean;
   /** Optional: per-handle tables must now hold `handles` entries (per-task ones `tasks`). */
   grow?(tasks: number, handles: number): void;
+  /** Optional: task ids shift down by k (see Scheduler.rebase); absent keeps the engine from recycling. */
+  rebase?(k: number): void;
   /** A replica of `handle` was allocated on `node`. */
   added(handle: number, node: number): void;
   /** A task on `node` is about to use `handle`. */

@@ -141,6 +141,11 @@ export class Driver implements EventSink {
     }
   }
 
+  /** The engine recycled tasks [0, k) (Engine.compact): progress counts shift down with them. */
+  rebase(k: number): void {
+    this.nextProgress -= k;
+  }
+
   transferFinished(id: number): void {
     this.events++;
     this.engine.transferFinished(id, this.backend.now());

@@ -25,6 +25,9 @@ export class LruEviction implements EvictionPolicy {
     );
   }
 
+  /** Per-handle state only: recycled tasks change nothing. */
+  rebase(_k: number): void {}
+
   grow(_tasks: number, handles: number): void {
     this.list.grow(handles);
   }

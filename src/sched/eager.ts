@@ -23,6 +23,11 @@ export class EagerScheduler implements Scheduler {
     this.queue.push(task);
   }
 
+  /** The engine recycled tasks [0, k): the queued ids shift down. */
+  rebase(k: number): void {
+    this.queue.addToAll(-k);
+  }
+
   pop(worker: number): number {
     const q = this.queue;
     if (q.length === 0) return -1;

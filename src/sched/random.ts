@@ -23,6 +23,11 @@ export class RandomScheduler implements Scheduler {
     this.weights = new Float64Array(n);
   }
 
+  /** The engine recycled tasks [0, k): the queued ids shift down. */
+  rebase(k: number): void {
+    for (const q of this.queues) q.addToAll(-k);
+  }
+
   push(task: number): void {
     const n = this.queues.length;
     let total = 0;

@@ -115,6 +115,12 @@ export class SimBackend implements Backend {
     this.heap.push(this.clock + d, EV_TASK_END, task);
   }
 
+  /** The engine recycled tasks [0, k) (Engine.compact): the running tasks' ids shift down. */
+  rebase(k: number): void {
+    this.heap.shiftPayloads(EV_TASK_END, -k);
+    this.startOf.copyWithin(0, k);
+  }
+
   copy(id: number): void {
     const e = this.engine;
     const pair = e.trSrc.data[id]! * this.nodes + e.trDst.data[id]!;

@@ -84,6 +84,11 @@ export class EventHeap {
     this.payload[i] = p;
   }
 
+  /** Adds `delta` to the payload of every queued event of `kind` (task ids shifted by a compaction). */
+  shiftPayloads(kind: number, delta: number): void {
+    for (let i = 0; i < this.size; i++) if (this.kind[i] === kind) this.payload[i]! += delta;
+  }
+
   private move(from: number, to: number): void {
     this.time[to] = this.time[from]!;
     this.seq[to] = this.seq[from]!;

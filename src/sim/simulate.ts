@@ -13,7 +13,7 @@ import { ChromeTrace } from '../trace/chrome.ts';
 import { EnergyMeter, type IdlePolicy } from '../trace/energy.ts';
 import { buildReport, type RunReport } from '../trace/report.ts';
 import { RunStats } from '../trace/stats.ts';
-import { Simulator } from './simulator.ts';
+import { Simulator, type TaskSource } from './simulator.ts';
 
 /** Options of simulate(). */
 export interface SimulateOptions {
@@ -42,6 +42,12 @@ export interface SimulateOptions {
    * SimOptions.submitWindow); default: the whole graph at start.
    */
   submitWindow?: number;
+  /**
+   * An application that appends its tasks to `graph` as the run goes (see TaskSource), with
+   * `submitWindow`; finished tasks' records are recycled, so an endless stream runs in bounded
+   * memory. `graph` then starts with the data and codelets the source uses (or none).
+   */
+  source?: TaskSource;
   /** Eviction policy name (see EVICTION_POLICIES) or instance; default 'lru'. */
   eviction?: string | EvictionPolicy;
   /** Seed of the run's random draws; default 1. */
@@ -115,6 +121,7 @@ export function simulate(o: SimulateOptions): SimulateResult {
     chargeScheduling: o.chargeScheduling,
     streams: o.streams,
     submitWindow: o.submitWindow,
+    ...(o.source !== undefined ? { source: o.source } : {}),
     coherence: o.coherence,
     flushAtEnd: o.flushAtEnd,
     wakeLatency: o.idle?.ea1 ? (o.wakeLatency ?? DEFAULT_WAKE_LATENCY) : 0,
@@ -129,7 +136,9 @@ export function simulate(o: SimulateOptions): SimulateResult {
         : undefined;
   if (trace) sim.engine.observe(trace);
   const idle = o.idle ?? { ea1: false, ea2: false };
-  const meter = EnergyMeter.applies(sim.engine) ? new EnergyMeter(sim.engine, idle) : undefined;
+  const meter = EnergyMeter.applies(sim.engine)
+    ? new EnergyMeter(sim.engine, idle, trace !== undefined)
+    : undefined;
   if (meter) sim.engine.observe(meter);
   let r: ReturnType<Simulator['run']>;
   try {
@@ -143,7 +152,7 @@ export function simulate(o: SimulateOptions): SimulateResult {
   trace?.finish();
   const report = buildReport(sim.engine, stats, {
     mode: 'simulated',
-    workload: o.workload ?? `${o.graph.taskCount} tasks`,
+    workload: o.workload ?? `${o.graph.taskCount + o.graph.retired} tasks`,
     seed,
     makespanS: r.makespanS,
     endS: r.endS,

@@ -8,6 +8,7 @@
  * (except with chargeScheduling, whose charges are measured wall-clock times).
  */
 import { Engine, type EngineOptions } from '../core/engine.ts';
+import type { TaskGraph } from '../core/graph.ts';
 import { LocusError } from '../core/types.ts';
 import { Driver } from '../drive/driver.ts';
 import { SimBackend } from './backend.ts';
@@ -40,7 +41,21 @@ export interface SimOptions extends EngineOptions {
    * (StarPU's STARPU_LIMIT_MAX_SUBMITTED_TASKS); default: the whole graph at start.
    */
   submitWindow?: number;
+  /**
+   * An application that submits its tasks as it goes (an endless stream, say) instead of a
+   * graph built beforehand: see TaskSource. Needs `submitWindow`. The engine recycles the
+   * records of finished tasks (EngineOptions.recycle), so memory stays bounded by the window.
+   */
+  source?: TaskSource;
 }
+
+/**
+ * An application thread that submits tasks progressively: appends up to `max` tasks (and
+ * the data and codelets they need) to `graph` and returns how many it appended; fewer than
+ * `max` means the stream has ended. Task ids it sees in `graph` shift down as the engine
+ * recycles finished tasks (graph.retired counts those dropped).
+ */
+export type TaskSource = (graph: TaskGraph, max: number) => number;
 
 /** What a simulated run returns beyond what observers recorded. */
 export interface SimResult {
@@ -84,21 +99,73 @@ export class Simulator {
       wakeLatency: options.wakeLatency,
       streams: options.streams,
     });
-    this.engine = new Engine(options);
+    if (options.source !== undefined && w === undefined) {
+      throw new LocusError(
+        'LOCUS_OPTION_CONFLICT',
+        'a task source needs submitWindow (the tasks submitted and not ended at once)',
+      );
+    }
+    this.engine = new Engine(options.source !== undefined ? { ...options, recycle: true } : options);
     this.backend.attach(this.engine);
+  }
+
+  /**
+   * The application thread of a task source: whenever the tasks submitted and not ended fall
+   * to 90% of the window, it asks the source for enough tasks to fill the window again, then
+   * the engine recycles what it can and the backend and driver follow the shift.
+   */
+  private runSource(driver: Driver, source: TaskSource, window: number): void {
+    const engine = this.engine;
+    const graph = this.options.graph;
+    const low = Math.max(0, Math.floor(window * 0.9));
+    let open = true;
+    engine.open(0);
+    const topUp = (): void => {
+      if (!open || engine.submittedTasks - engine.finishedTasks > low) return;
+      const want = engine.finishedTasks + window - graph.taskCount;
+      const added = want > 0 ? source(graph, want) : 0;
+      if (!(Number.isInteger(added) && added >= 0 && added <= want)) {
+        throw new LocusError(
+          'LOCUS_STATE_INVALID',
+          `the task source returned ${added} for at most ${want} tasks`,
+        );
+      }
+      const now = this.backend.now();
+      engine.submitted(now);
+      if (added < want) {
+        open = false;
+        engine.close(now);
+      }
+      driver.execute();
+      const shift = engine.compact();
+      if (shift > 0) {
+        this.backend.rebase(shift);
+        driver.rebase(shift);
+      }
+    };
+    topUp();
+    driver.runSync(() => {
+      if (engine.isFinished) return true;
+      topUp();
+      return false;
+    });
   }
 
   /** Runs to completion and returns the timing. */
   run(): SimResult {
     const engine = this.engine;
-    const total = this.options.graph.taskCount;
+    const graph = this.options.graph;
+    // A source's total is unknown until it ends (NaN); counts include recycled tasks.
+    const total = this.options.source !== undefined ? Number.NaN : graph.taskCount;
     const progress = this.options.onProgress;
     const window = this.options.submitWindow;
     const driver = new Driver(engine, this.backend, {
       progressEvery: this.options.progressEvery,
-      hooks: progress ? { progress: (done) => progress(done, total) } : {},
+      hooks: progress ? { progress: (done) => progress(done + graph.retired, total) } : {},
     });
-    if (window === undefined || window >= total) {
+    if (this.options.source !== undefined) {
+      this.runSource(driver, this.options.source, window!);
+    } else if (window === undefined || window >= total) {
       engine.start(0);
       driver.runSync(() => engine.isFinished);
     } else {
@@ -120,7 +187,7 @@ export class Simulator {
         return false;
       });
     }
-    progress?.(engine.finishedTasks, total);
+    progress?.(engine.finishedTasks + graph.retired, engine.submittedTasks + graph.retired);
     return {
       makespanS: driver.makespan,
       endS: this.backend.now(),

@@ -39,12 +39,16 @@ export interface EnergyReport {
 export class EnergyMeter implements EngineObserver {
   private readonly busy: Float64Array;
   private readonly startedAt: Float64Array;
-  /** Power state changes: [time s, worker, watts]. */
+  /**
+   * Power state changes: [time s, worker, watts], recorded only with `recordChanges` (for a
+   * Chrome trace): two per task, so an endless stream would hold them all.
+   */
   readonly changes: [number, number, number][] = [];
 
   constructor(
     private readonly engine: Engine,
     private readonly policy: IdlePolicy,
+    private readonly recordChanges = true,
   ) {
     const n = engine.platform.workers.length;
     this.busy = new Float64Array(n);
@@ -56,6 +60,9 @@ export class EnergyMeter implements EngineObserver {
   static applies(engine: Engine): boolean {
     return engine.platform.workers.every((w) => w.power !== undefined);
   }
+
+  /** Per-worker state only: recycled tasks change nothing. */
+  rebase(_k: number): void {}
 
   private computingWatts(w: number): number {
     const p = this.engine.platform.workers[w]!.power!;
@@ -69,12 +76,12 @@ export class EnergyMeter implements EngineObserver {
 
   taskStarted(_task: number, worker: number, now: number): void {
     this.startedAt[worker] = now;
-    this.changes.push([now, worker, this.computingWatts(worker)]);
+    if (this.recordChanges) this.changes.push([now, worker, this.computingWatts(worker)]);
   }
 
   taskFinished(_task: number, worker: number, now: number): void {
     this.busy[worker]! += now - this.startedAt[worker]!;
-    this.changes.push([now, worker, this.idleWatts(worker)]);
+    if (this.recordChanges) this.changes.push([now, worker, this.idleWatts(worker)]);
   }
 
   /** The energy of a run that lasted `durationS`. */

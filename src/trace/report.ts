@@ -114,7 +114,8 @@ export interface ReportContext {
 export function buildReport(engine: Engine, stats: RunStats, ctx: ReportContext): RunReport {
   const p = engine.platform;
   const g = engine.graph;
-  let totalFlops = 0;
+  // Tasks the engine recycled (Engine.compact) count too.
+  let totalFlops = engine.retiredFlops;
   for (let t = 0; t < g.taskCount; t++) totalFlops += g.taskFlops.data[t]!;
   const span = ctx.makespanS;
   const nodes: NodeReport[] = p.nodes.map((n, i) => ({
@@ -154,7 +155,7 @@ export function buildReport(engine: Engine, stats: RunStats, ctx: ReportContext)
     scheduler: engine.scheduler.name,
     eviction: engine.eviction.name,
     seed: ctx.seed,
-    tasks: g.taskCount,
+    tasks: g.taskCount + g.retired,
     makespanS: span,
     endS: ctx.endS,
     totalFlops,

@@ -80,6 +80,11 @@ export class RunStats implements EngineObserver {
     this.taskWorker = growI32(this.taskWorker, tasks, -1);
   }
 
+  /** The engine recycled tasks [0, k): the per-task table shifts down. */
+  rebase(k: number): void {
+    this.taskWorker.copyWithin(0, k);
+  }
+
   taskStarted(task: number, worker: number, now: number): void {
     if (task >= this.taskWorker.length) this.grow(Math.max(task + 1, 2 * this.taskWorker.length));
     this.startedAt[worker] = now;

@@ -149,6 +149,16 @@ export class ReplicaTable {
     return prev;
   }
 
+  /** Task ids shift down by k (the engine's compaction): waiting tasks follow, forwards stay. */
+  rebaseWaiters(k: number, handles: number): void {
+    const slots = handles * this.nNodes;
+    for (let s = 0; s < slots; s++) {
+      for (let e = this.waitHead[s]!; e >= 0; e = this.waitNext.data[e]!) {
+        if (this.waitValue.data[e]! >= 0) this.waitValue.data[e]! -= k;
+      }
+    }
+  }
+
   /** The value of waiter entry `e` (read it before `nextWaiter(e)`). */
   waiterValue(e: number): number {
     return this.waitValue.data[e]!;

@@ -57,6 +57,11 @@ export class RequestQueues {
     this.markDirty(n);
   }
 
+  /** Task ids shift down by k (the engine's compaction): the queued requests follow. */
+  rebase(k: number): void {
+    for (const q of this.reqTask) q.addToAll(-k);
+  }
+
   /** Node `n`'s queue may make progress (memory was freed, content arrived, a task came). */
   markDirty(n: number): void {
     this.dirty[n] = 1;

@@ -37,6 +37,13 @@ export class Transfers {
   private readonly version = new IntList(256);
   /** Transfers issued and not finished. */
   inFlight = 0;
+  /**
+   * Reuse the ids of finished transfers (the engine's `recycle` option: an endless stream
+   * then holds as many transfer records as copies in flight at once). Off by default, so
+   * ids number the copies in issue order.
+   */
+  recycle = false;
+  private readonly freeIds = new IntList(64);
   private readonly e: Engine;
   private readonly r: ReplicaTable;
   private readonly nn: number;
@@ -95,13 +102,25 @@ export class Transfers {
   issue(h: number, src: number, dst: number, kind: number): void {
     const e = this.e;
     const r = this.r;
-    const id = this.handle.push(h);
-    this.src.push(src);
-    this.dst.push(dst);
-    this.kind.push(kind);
-    this.urgent.push(kind === TransferKind.PREFETCH ? 0 : 1);
+    const urgent = kind === TransferKind.PREFETCH ? 0 : 1;
+    let id: number;
+    if (this.freeIds.length > 0) {
+      id = this.freeIds.data[--this.freeIds.length]!;
+      this.handle.data[id] = h;
+      this.src.data[id] = src;
+      this.dst.data[id] = dst;
+      this.kind.data[id] = kind;
+      this.urgent.data[id] = urgent;
+      this.version.data[id] = r.version[h]!;
+    } else {
+      id = this.handle.push(h);
+      this.src.push(src);
+      this.dst.push(dst);
+      this.kind.push(kind);
+      this.urgent.push(urgent);
+      this.version.push(r.version[h]!);
+    }
     r.loading[h * this.nn + dst] = id;
-    this.version.push(r.version[h]!);
     this.inFlight++;
     r.pins[h * this.nn + src]!++;
     if (dst === r.home[h] && r.state[h * this.nn + dst] !== Replica.LOADING) {
@@ -195,6 +214,7 @@ export class Transfers {
     }
     e.requests.markDirty(src);
     e.requests.markDirty(dst);
+    if (this.recycle) this.freeIds.push(id);
   }
 
   /** True when a copy carrying `h`'s current version is on its way into `slot`. */

@@ -56,6 +56,8 @@ export class TaskTable {
   /** Table capacity. */
   capacity = 0;
   private footprintsDone = 0;
+  /** No task below it is live (see firstLive). */
+  private live = 0;
   private readonly e: Engine;
 
   constructor(engine: Engine) {
@@ -144,6 +146,33 @@ export class TaskTable {
     for (let t = from; t < to; t++) {
       if (this.state[t] === PENDING && this.predLeft[t] === 0) this.makeReady(t);
     }
+  }
+
+  /**
+   * The oldest task that has not ended as DONE (failed and cancelled tasks count as live
+   * until acknowledged: later submissions may still depend on them); `known` when none.
+   * Amortised O(1): a pointer that only moves forward (until a compaction shifts it).
+   */
+  firstLive(): number {
+    let t = this.live;
+    while (t < this.known && this.state[t] === DONE) t++;
+    this.live = t;
+    return t;
+  }
+
+  /** Drops tasks [0, k), all DONE: every table shifts down by k (the engine's compaction). */
+  rebase(k: number, knownEdges: number): void {
+    const n = this.known;
+    this.state.copyWithin(0, k, n);
+    this.predLeft.copyWithin(0, k, n);
+    this.worker.copyWithin(0, k, n);
+    this.waitCount.copyWithin(0, k, n);
+    this.footprint.copyWithin(0, k, this.footprintsDone);
+    this.known -= k;
+    this.ended -= k;
+    this.live -= k;
+    this.footprintsDone -= k;
+    this.knownEdges = knownEdges;
   }
 
   /** The failures of tasks below `upTo` were reported: later tasks depending on them run. */

@@ -322,6 +322,15 @@ export class WorkerPipelines {
     this.pipeLen[w]!--;
   }
 
+  /** Task ids shift down by k (the engine's compaction): pipelines and buffers follow. */
+  rebase(k: number): void {
+    for (let w = 0; w < this.nw; w++) {
+      for (let i = 0; i < this.pipeLen[w]!; i++)
+        this.pipe[w * this.maxDepth + ((this.pipeHead[w]! + i) % this.maxDepth)]! -= k;
+      this.buffer[w]!.addToAll(-k);
+    }
+  }
+
   /** Tasks popped by `worker` and not finished yet, in execution order (pipeline, then buffer). */
   pipeline(worker: number): number[] {
     const out: number[] = [];
