@@ -16,6 +16,10 @@
  * - data/requests.ts: per-node request queues;
  * - data/transfers.ts: transfers, routing, staging through the home, write-back;
  * - src/coherence/: seed 004's coherence policies and runtime versions.
+ *
+ * Over 500 lines because every event handler, the submission intake (checks before any state
+ * changes), the compaction of recycled records and the policies' context must see all the
+ * parts at once; each is short and the algorithms live in the parts.
  */
 import { CoherencePolicies } from '../coherence/after-task.ts';
 import { coherenceActive } from '../coherence/options.ts';

@@ -1,6 +1,8 @@
 /**
  * The seed machines as presets. Every number is a Figure whose `source` says where it comes
  * from: the seed paper or its notes, a vendor specification, or "assumed: why".
+ *
+ * Over 500 lines because it is a table: each preset machine with every figure and its source.
  */
 import { availableParallelism, totalmem } from 'node:os';
 import {

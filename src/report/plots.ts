@@ -14,6 +14,9 @@
  * GPUs' cumulated memory, ...). Sizes are in MiB (2^20 bytes), rates in GFlop/s. Each policy
  * has a fixed colour, marker and dash (policyStyle), the same in every plot, so that lines
  * differ in grayscale too.
+ *
+ * Over 500 lines: two vega-lite specs with their styling (colours, markers, dashes per policy)
+ * and the rendering; mostly declarative spec objects.
  */
 import type { TopLevelSpec } from 'vega-lite';
 import { type Platform, routeOf, workerRate } from '../core/platform.ts';

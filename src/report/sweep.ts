@@ -7,7 +7,10 @@
  *
  * Each workload instance is built once per size and reused by every policy and repetition:
  * the engine only reads the graph (it copies what it mutates: predecessor counts, task
- * states, replica tables; see Engine.allocateTables), so runs cannot see each other.
+ * states, replica tables; only a task source's run recycles records out of its graph), so
+ * runs cannot see each other.
+ *
+ * Over 500 lines: the sweep loop, its resumable rows and the aggregation share one row model.
  */
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
