@@ -1,7 +1,7 @@
 /**
  * The tile kernels as worker threads call them: `(data, args)`, one view per task access in
  * access order, args[0] the tile edge n. These are the CPU implementations of the dense
- * linear-algebra applications in src/exec/apps (tiled Cholesky, LU without pivoting, GEMM),
+ * linear-algebra workloads of src/workloads (tiled Cholesky, LU without pivoting, GEMM),
  * named after the access pattern they expect. The tile edge is converted to an integer (`| 0`):
  * read from a Float64Array it is a double, and V8 then compiles the kernels' index arithmetic
  * in floating point, a third slower.
