@@ -93,6 +93,8 @@ export interface RunOptions extends SimulationFlags {
   /** false with --no-record: a real run does not save its measurements into the models. */
   record?: boolean;
   throttle?: boolean;
+  /** --task-time-limit, seconds. */
+  taskTimeLimit?: number;
   json?: boolean;
   trace?: string;
   progress: boolean;
@@ -107,6 +109,10 @@ export function runCommand(o: RunOptions): void {
     throw new LocusError('--no-record applies to --mode real (a simulation saves no measurements)');
   if (o.throttle)
     throw new LocusError("--throttle applies to --mode real (a simulation always runs at the links' speed)");
+  if (o.taskTimeLimit !== undefined)
+    throw new LocusError(
+      '--task-time-limit applies to --mode real (a simulation runs no kernel that could hang)',
+    );
   if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {
     throw new LocusError(`--precision must be single or double (got '${o.precision}')`);
   }

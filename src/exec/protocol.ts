@@ -71,6 +71,8 @@ export type ControlMessage =
       done: SharedArrayBuffer;
       /** The bell the worker rings after publishing completions. */
       bell: SharedArrayBuffer;
+      /** Where the worker says which task's kernel it is running, and since when (CURRENT_*). */
+      current: SharedArrayBuffer;
     }
   | { type: 'stop' };
 
@@ -108,3 +110,14 @@ export const YIELD_TASK = -2;
 export const BELL_COUNT = 0;
 /** 1 while the main thread waits on the bell. */
 export const BELL_SLEEP = 1;
+
+/**
+ * Layout of a worker's "current" words (Int32): the task whose kernel it is running (-1 when
+ * none), written last, and that kernel's start (ms since the epoch, as the bits of a float64),
+ * written first. The main thread reads them to end a task that runs past its time limit.
+ */
+export const CURRENT_TASK = 0;
+/** First of the two words of the running kernel's start time. */
+export const CURRENT_START = 2;
+/** Int32 words of a worker's "current" block. */
+export const CURRENT_WORDS = 4;
