@@ -847,6 +847,7 @@ export class Runtime {
     backend.attach(engine);
     const driver = new Driver(engine, backend, {
       timedObservers: real ? observers : [],
+      copyObservers: this.trace ? [this.trace] : [],
       progressEvery: real ? 1000 : 10_000,
       hooks: {
         ended: (task, error) => this.ended(task, error === undefined ? FINISHED : FAILED),

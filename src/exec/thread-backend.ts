@@ -114,7 +114,10 @@ export class ThreadBackend implements Backend {
   private readonly routeBandwidth: Float64Array;
   private readonly timerAt: number[] = [];
   private readonly timerId: number[] = [];
+  private readonly timerStart: number[] = [];
+  // Copies done at once, and when each was made.
   private readonly finishedCopies: number[] = [];
+  private readonly finishedStart: number[] = [];
   private readonly dead: { w: number; code: number }[] = [];
   // Time limits: what each thread runs since when, the copies of what limited tasks write,
   // and the threads being terminated for running past a limit (with the task and message).
@@ -315,6 +318,7 @@ export class ThreadBackend implements Backend {
     const bytes = this.store.copy(e.trHandle.data[id]!, src, dst);
     if (!this.throttle) {
       this.finishedCopies.push(id);
+      this.finishedStart.push(this.now());
       return;
     }
     const r = src * this.p.nodes.length + dst;
@@ -324,16 +328,20 @@ export class ThreadBackend implements Backend {
     this.routeBusy[r] = end;
     const at = this.timerAt;
     const ids = this.timerId;
+    const starts = this.timerStart;
     let k = at.length;
     at.push(end);
     ids.push(id);
+    starts.push(start);
     while (k > 0 && at[k - 1]! > end) {
       at[k] = at[k - 1]!;
       ids[k] = ids[k - 1]!;
+      starts[k] = starts[k - 1]!;
       k--;
     }
     at[k] = end;
     ids[k] = id;
+    starts[k] = start;
   }
 
   urgent(): void {
@@ -371,7 +379,7 @@ export class ThreadBackend implements Backend {
       const t = this.now();
       while (this.timerAt.length > 0 && this.timerAt[0]! <= t) {
         this.timerAt.shift();
-        sink.transferFinished(this.timerId.shift()!);
+        sink.transferFinished(this.timerId.shift()!, this.timerStart.shift()!);
         delivered++;
         delivered += this.deliverCopies(sink);
       }
@@ -383,8 +391,10 @@ export class ThreadBackend implements Backend {
   private deliverCopies(sink: EventSink): number {
     // A completion may issue more copies done at once: they are appended and delivered too.
     let i = 0;
-    for (; i < this.finishedCopies.length; i++) sink.transferFinished(this.finishedCopies[i]!);
+    for (; i < this.finishedCopies.length; i++)
+      sink.transferFinished(this.finishedCopies[i]!, this.finishedStart[i]!);
     this.finishedCopies.length = 0;
+    this.finishedStart.length = 0;
     return i;
   }
 
