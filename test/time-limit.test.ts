@@ -68,16 +68,27 @@ describe('task time limits (real mode)', { timeout: 120_000 }, () => {
   test("submit's timeLimit overrides the codelet's, which overrides the runtime's", async () => {
     const rt = await Runtime.create({ cpus: 1, taskTimeLimit: '600s' });
     try {
-      const spin = rt.codelet({ name: 'spin', kernel: { module: KERNELS, export: 'spin' } });
-      const inc = rt.codelet({ name: 'inc', kernel: { module: KERNELS, export: 'inc' }, timeLimit: '200ms' });
+      const spin = rt.codelet({
+        name: 'spin',
+        kernel: { module: KERNELS, export: 'spin' },
+        timeLimit: '150ms',
+      });
+      const inc = rt.codelet({ name: 'inc', kernel: { module: KERNELS, export: 'inc' } });
       const a = new Float64Array(4);
       const x = rt.data(a, { name: 'x' });
-      // A limit the task stays within changes nothing.
+      const y = rt.data(new Float64Array(4), { name: 'y' });
+      // Within the runtime's limit: runs as without one.
       rt.submit(inc, [[x, 'RW']], { args: [3] });
       await rt.wait();
-      const t = rt.submit(spin, [[x, 'RW']], { name: 'S', timeLimit: '200ms' });
-      await assert.rejects(t.done, LIMIT_MESSAGE);
-      await assert.rejects(rt.wait(), /^TaskFailedError: task S \(codelet spin\) failed: it ran past/);
+      const byCodelet = rt.submit(spin, [[y, 'RW']], { name: 'C' });
+      const byTask = rt.submit(spin, [[y, 'RW']], { name: 'T', timeLimit: 0.25 });
+      await assert.rejects(byCodelet.done, /failed: it ran past its time limit of 150 ms: /);
+      // T depends on C (both write y): C's failure cancels it. Submitted apart, it runs.
+      await assert.rejects(byTask.done, TaskCancelledError);
+      await assert.rejects(rt.wait(), /^TaskFailedError: task C \(codelet spin\) failed: it ran past/);
+      const again = rt.submit(spin, [[y, 'RW']], { name: 'T', timeLimit: 0.25 });
+      await assert.rejects(again.done, /failed: it ran past its time limit of 250 ms: /);
+      await assert.rejects(rt.wait(), TaskFailedError);
       rt.submit(inc, [[x, 'RW']]);
       await rt.wait();
       await rt.sync();

@@ -511,8 +511,9 @@ export function runBackendConformance(o: BackendConformance): void {
       const c = 'an urgent prefetch completes once';
       // One GPU with a one-task pipeline and a lookahead of 3: the inputs of the next tasks
       // are prefetched behind the first fetch on the same link, so when the first task ends
-      // the next one's prefetch is still in flight and becomes urgent.
-      const platform = testPlatform({ gpus: 1, gpuCapacity: 1e7, bandwidth: 1e8, latency: 1e-4 });
+      // the next one's prefetch is still in flight and becomes urgent. (A slow link: a real
+      // backend's copies last 0.2 s, far longer than a busy machine delays its main thread.)
+      const platform = testPlatform({ gpus: 1, gpuCapacity: 1e7, bandwidth: 2e6, latency: 1e-4 });
       const graph = independentGraph(6, 400_000);
       const r = await run(c, graph, platform, {
         scheduler: 'eager',
@@ -526,7 +527,7 @@ export function runBackendConformance(o: BackendConformance): void {
       const c = 'a copy completes asynchronously while other events happen';
       // Large inputs on a slow link, tasks on the host meanwhile: a copy is in flight while
       // other tasks end, and completes later.
-      const platform = testPlatform({ gpus: 1, gpuCapacity: 1e7, cpus: 1, bandwidth: 1e8, latency: 1e-4 });
+      const platform = testPlatform({ gpus: 1, gpuCapacity: 1e7, cpus: 1, bandwidth: 2e6, latency: 1e-4 });
       const graph = independentGraph(8, 400_000);
       const r = await run(c, graph, platform, { scheduler: 'eager' });
       assert.ok(r.spy.copies > 0, `${label(c)}: no copy was made`);
