@@ -40,6 +40,7 @@ import {
   RECORD_HEADER,
   STOP_TASK,
   Status,
+  WATCHED_KERNEL,
   YIELD_TASK,
 } from './protocol.ts';
 import { Ring } from './ring.ts';
@@ -249,7 +250,9 @@ export class ThreadBackend implements Backend {
     const s1 = pl.argStart.data[task + 1]!;
     const rec = this.record;
     rec.length = 0;
-    rec.push(task, pl.kernel.data[task]!, a1 - a0, s1 - s0);
+    const kernel = pl.kernel.data[task]!;
+    const limited = pl.timeLimit !== undefined && pl.timeLimit.data[task]! > 0 && kernel >= 0;
+    rec.push(task, limited ? kernel + WATCHED_KERNEL : kernel, a1 - a0, s1 - s0);
     for (let a = a0; a < a1; a++) {
       const id = store.replica(g.accessHandle.data[a]!, node);
       thread.announce(id, store.buffers[id]!, store.dtypes[id]!);
@@ -261,7 +264,7 @@ export class ThreadBackend implements Backend {
       rec.push(this.i32[0]!, this.i32[1]!);
     }
     // Before the push: the thread may start the task at once.
-    if (pl.timeLimit !== undefined && pl.timeLimit.data[task]! > 0) this.snapshot(task, node);
+    if (limited) this.snapshot(task, node);
     if (!this.rings[worker]!.push(rec)) throw new Error(`worker ${worker}'s ring is full`);
   }
 

@@ -22,6 +22,7 @@ import {
   STOP_TASK,
   Status,
   viewOf,
+  WATCHED_KERNEL,
   type WorkerReply,
   YIELD_TASK,
 } from './protocol.ts';
@@ -95,7 +96,9 @@ function run(m: Extract<ControlMessage, { type: 'run' }>): 'stop' | 'yield' {
       ring.advance(1);
       return 'yield';
     }
-    const k = ring.peek(1);
+    let k = ring.peek(1);
+    const watched = k >= WATCHED_KERNEL;
+    if (watched) k -= WATCHED_KERNEL;
     const n = ring.peek(2);
     const nArgs = ring.peek(3);
     let status: number = Status.COMPLETED;
@@ -112,11 +115,13 @@ function run(m: Extract<ControlMessage, { type: 'run' }>): 'stop' | 'yield' {
       }
       const a0 = RECORD_HEADER + n;
       for (let i = 0; i < 2 * nArgs; i++) argI32[i] = ring.peek(a0 + i);
-      // Say what runs since when (the main thread ends a task that runs past its time limit).
-      timeF64[0] = start;
-      Atomics.store(current, CURRENT_START, timeI32[0]!);
-      Atomics.store(current, CURRENT_START + 1, timeI32[1]!);
-      Atomics.store(current, CURRENT_TASK, task);
+      if (watched) {
+        // Say what runs since when (the main thread ends a task that runs past its limit).
+        timeF64[0] = start;
+        Atomics.store(current, CURRENT_START, timeI32[0]!);
+        Atomics.store(current, CURRENT_START + 1, timeI32[1]!);
+        Atomics.store(current, CURRENT_TASK, task);
+      }
       try {
         const fn = kernels[k];
         if (fn === undefined) {
@@ -133,7 +138,7 @@ function run(m: Extract<ControlMessage, { type: 'run' }>): 'stop' | 'yield' {
         const message = e instanceof Error ? e.message : String(e);
         port.postMessage({ type: 'failure', task, message } satisfies FailureMessage);
       }
-      Atomics.store(current, CURRENT_TASK, -1);
+      if (watched) Atomics.store(current, CURRENT_TASK, -1);
     }
     timeF64[0] = start;
     timeF64[1] = epoch + performance.now();
