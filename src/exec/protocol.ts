@@ -5,8 +5,8 @@
  *
  * A task record in a worker's ring: [task, kernel, n, m, buf_0, ..., buf_{n-1}, arg bits]
  * where buf_i is the id of the buffer holding the task's i-th access on the worker's node,
- * kernel the kernel id (-1: nothing to run; plus WATCHED_KERNEL for a task with a time limit) and the m float64 arguments follow as 2 m int32
- * words (their bits). A completion record: [task, status, start bits (2), end bits (2)] with
+ * kernel the kernel id (-1: nothing to run; plus WATCHED_KERNEL for a task with a time
+ * limit) and the m float64 arguments follow as 2 m int32 words (their bits). A completion record: [task, status, start bits (2), end bits (2)] with
  * status COMPLETED or FAILED (an error message precedes it on the worker's port), start and
  * end in ms since the epoch.
  */
