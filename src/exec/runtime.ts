@@ -508,8 +508,11 @@ export class Runtime {
     }
     const args = options.args ?? [];
     checkRecordSize(list.length, args.length, label);
+    // (No message is built for the common case of no limit: submit is a hot path.)
     const limit =
-      timeLimitOf(options.timeLimit, `task ${label}: timeLimit`) ??
+      (options.timeLimit === undefined
+        ? undefined
+        : timeLimitOf(options.timeLimit, `task ${label}: timeLimit`)) ??
       this.codeletLimit[codelet.id] ??
       this.taskTimeLimit;
     const id = this.graph.submit(codelet.id, list, {
