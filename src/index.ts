@@ -16,7 +16,7 @@ export type { Link, MemoryNode, Platform, Worker } from './core/platform.ts';
 export type { EvictionContext, EvictionPolicy, SchedContext, Scheduler } from './core/policy.ts';
 export { CMD_NAMES, type Command, decode, formatCommand } from './core/protocol.ts';
 export { AccessMode, LocusError, type WorkerKind } from './core/types.ts';
-export type { Backend, EventSink } from './drive/backend.ts';
+export type { Backend, CopyStartObserver, EventSink } from './drive/backend.ts';
 export { Driver, type DriverHooks, type TaskFailure } from './drive/driver.ts';
 export { createEviction, EVICTION_POLICIES } from './evict/index.ts';
 export { TiledMatrix, type TypedMatrix } from './exec/matrix.ts';
