@@ -22,7 +22,7 @@ export {
   type LocusErrorCode,
   type WorkerKind,
 } from './core/types.ts';
-export type { Backend, EventSink } from './drive/backend.ts';
+export type { Backend, CopyStartObserver, EventSink } from './drive/backend.ts';
 export { Driver, type DriverHooks, type TaskFailure } from './drive/driver.ts';
 export { createEviction, EVICTION_POLICIES } from './evict/index.ts';
 export { TiledMatrix, type TypedMatrix } from './exec/matrix.ts';

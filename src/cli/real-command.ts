@@ -65,6 +65,12 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       `--priorities must be none or bottom-level (got '${o.priorities}')`,
     );
   }
+  if (o.taskTimeLimit !== undefined && !(o.taskTimeLimit > 0)) {
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `--task-time-limit must be a positive duration such as 10s (got ${o.taskTimeLimit} s)`,
+    );
+  }
   const policy = parsePolicySpec(o.sched);
   if (policy.eviction !== undefined && o.eviction !== undefined && o.eviction !== policy.eviction) {
     throw new LocusError(
@@ -115,6 +121,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       eviction: policy.eviction ?? o.eviction ?? 'lru',
       seed: o.seed,
       throttle: o.throttle,
+      taskTimeLimit: o.taskTimeLimit,
       calibrate: o.calibrate,
       pipeline: o.pipeline,
       lookahead: o.lookahead,

@@ -95,6 +95,8 @@ export interface RunOptions extends SimulationFlags {
   /** false with --no-record: a real run does not save its measurements into the models. */
   record?: boolean;
   throttle?: boolean;
+  /** --task-time-limit, seconds. */
+  taskTimeLimit?: number;
   json?: boolean;
   trace?: string;
   progress: boolean;
@@ -123,6 +125,11 @@ export function runCommand(o: RunOptions): void {
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',
       "--throttle applies to --mode real (a simulation always runs at the links' speed)",
+    );
+  if (o.taskTimeLimit !== undefined)
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      '--task-time-limit applies to --mode real (a simulation runs no kernel that could hang)',
     );
   if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {
     throw new LocusError(

@@ -100,6 +100,11 @@ export function registerRunCommand(cmd: Command): void {
     .option('--throttle', "real: hold copies to emulated devices to the platform's link speed")
     .option('--no-record', "real: do not save the run's measurements into the performance models")
     .option(
+      '--task-time-limit <duration>',
+      'real: fail a task whose kernel runs longer (e.g. 10s); its thread is replaced',
+      durationValue,
+    )
+    .option(
       '--calibrate',
       'real: send tasks where their performance models lack measurements (StarPU_CALIBRATE)',
     )

@@ -14,8 +14,20 @@ export interface EventSink {
    * to `endS` on the backend's clock; `error` is set when it failed.
    */
   taskEnded(task: number, worker: number, startS: number, endS: number, error: string | undefined): void;
-  /** Copy `id` (an engine transfer id) completed. */
-  transferFinished(id: number): void;
+  /**
+   * Copy `id` (an engine transfer id) completed. It started moving at `startS` on the
+   * backend's clock: when it was issued, or later if it waited for its link or stream.
+   */
+  transferFinished(id: number, startS: number): void;
+}
+
+/**
+ * Hears when copies started moving, as their backend reports it (the engine knows only when
+ * it issued them): a Chrome trace draws the wait in a queue apart from the copy.
+ */
+export interface CopyStartObserver {
+  /** Copy `id`, about to be reported finished, started moving at `startS`. */
+  transferMoved(id: number, startS: number): void;
 }
 
 /** A backend: executes commands and reports events. */

@@ -6,7 +6,7 @@
  */
 import { Cmd, type Engine, type EngineObserver } from '../core/engine.ts';
 import { LocusError } from '../core/types.ts';
-import type { Backend, EventSink } from './backend.ts';
+import type { Backend, CopyStartObserver, EventSink } from './backend.ts';
 
 /** A task that failed, and why. */
 export interface TaskFailure {
@@ -44,6 +44,11 @@ export interface DriverOptions {
   hooks?: DriverHooks;
   /** Ended tasks between progress calls (default 10,000). */
   progressEvery?: number;
+  /**
+   * Observers of the moments copies started moving (default: the engine's observers, when
+   * the driver is made, that have a transferMoved method).
+   */
+  copyObservers?: CopyStartObserver[];
 }
 
 /** Longest stretch an asynchronous loop keeps the event loop blocked (ms). */
@@ -60,6 +65,7 @@ export class Driver implements EventSink {
   /** Events the backend delivered. */
   events = 0;
   private readonly timed: EngineObserver[];
+  private readonly moved: CopyStartObserver[];
   private readonly hooks: DriverHooks;
   private readonly every: number;
   private nextProgress: number;
@@ -70,6 +76,11 @@ export class Driver implements EventSink {
     options: DriverOptions = {},
   ) {
     this.timed = options.timedObservers ?? [];
+    this.moved =
+      options.copyObservers ??
+      (engine.observers.filter(
+        (ob) => typeof (ob as Partial<CopyStartObserver>).transferMoved === 'function',
+      ) as unknown as CopyStartObserver[]);
     this.hooks = options.hooks ?? {};
     this.every = options.progressEvery ?? 10_000;
     this.nextProgress = this.every;
@@ -146,8 +157,9 @@ export class Driver implements EventSink {
     this.nextProgress -= k;
   }
 
-  transferFinished(id: number): void {
+  transferFinished(id: number, startS: number): void {
     this.events++;
+    for (let i = 0; i < this.moved.length; i++) this.moved[i]!.transferMoved(id, startS);
     this.engine.transferFinished(id, this.backend.now());
     this.execute();
   }

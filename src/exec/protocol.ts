@@ -5,8 +5,8 @@
  *
  * A task record in a worker's ring: [task, kernel, n, m, buf_0, ..., buf_{n-1}, arg bits]
  * where buf_i is the id of the buffer holding the task's i-th access on the worker's node,
- * kernel the kernel id (-1: nothing to run) and the m float64 arguments follow as 2 m int32
- * words (their bits). A completion record: [task, status, start bits (2), end bits (2)] with
+ * kernel the kernel id (-1: nothing to run; plus WATCHED_KERNEL for a task with a time
+ * limit) and the m float64 arguments follow as 2 m int32 words (their bits). A completion record: [task, status, start bits (2), end bits (2)] with
  * status COMPLETED or FAILED (an error message precedes it on the worker's port), start and
  * end in ms since the epoch.
  */
@@ -71,6 +71,8 @@ export type ControlMessage =
       done: SharedArrayBuffer;
       /** The bell the worker rings after publishing completions. */
       bell: SharedArrayBuffer;
+      /** Where the worker says which task's kernel it is running, and since when (CURRENT_*). */
+      current: SharedArrayBuffer;
     }
   | { type: 'stop' };
 
@@ -108,3 +110,19 @@ export const YIELD_TASK = -2;
 export const BELL_COUNT = 0;
 /** 1 while the main thread waits on the bell. */
 export const BELL_SLEEP = 1;
+
+/**
+ * Layout of a worker's "current" words (Int32): the task whose kernel it is running (-1 when
+ * none), written last, and that kernel's start (ms since the epoch, as the bits of a float64),
+ * written first. The main thread reads them to end a task that runs past its time limit.
+ */
+export const CURRENT_TASK = 0;
+/**
+ * Added to a task record's kernel id when the task has a time limit: only then does the
+ * worker publish its CURRENT_* words (tasks without a limit cost nothing more).
+ */
+export const WATCHED_KERNEL = 1 << 30;
+/** First of the two words of the running kernel's start time. */
+export const CURRENT_START = 2;
+/** Int32 words of a worker's "current" block. */
+export const CURRENT_WORDS = 4;

@@ -28,7 +28,7 @@ import { type BusPair, CalibratedModel } from '../perf/model.ts';
 import { SampleRecorder } from '../perf/recorder.ts';
 import { ModelStore, machineDir } from '../perf/store.ts';
 import { resolvePlatform } from '../platform/presets.ts';
-import { parseSize } from '../platform/units.ts';
+import { parseDuration, parseSize } from '../platform/units.ts';
 import { createScheduler, type SchedulerOptions } from '../sched/index.ts';
 import { SimBackend } from '../sim/backend.ts';
 import { ChromeTrace } from '../trace/chrome.ts';
@@ -77,6 +77,12 @@ export interface CodeletSpec {
   flops?: ((...dims: number[]) => number) | undefined;
   /** Worker kinds that may run it (default both: emulated devices run the CPU kernel). */
   kinds?: readonly WorkerKind[] | undefined;
+  /**
+   * Real mode: longest a task of this codelet may run, in seconds or as a duration string
+   * ("10s", "500ms"); a task that runs longer fails (its thread is terminated and replaced,
+   * its writes undone). Overrides RuntimeOptions.taskTimeLimit; submit's timeLimit overrides it.
+   */
+  timeLimit?: number | string | undefined;
 }
 
 /** A declared codelet. */
@@ -103,6 +109,8 @@ export interface SubmitOptions {
   affinity?: number | undefined;
   /** The iteration the task belongs to, for the report's per-iteration bytes. */
   phase?: number | undefined;
+  /** Real mode: this task's time limit (seconds or "10s"), overriding its codelet's (CodeletSpec.timeLimit). */
+  timeLimit?: number | string | undefined;
   /**
    * Called once when the task ends: with no argument when it finished, with the error when it
    * failed or was cancelled. It may submit more tasks. An exception it throws is reported by
@@ -133,6 +141,12 @@ export interface RuntimeOptions {
   seed?: number | undefined;
   /** Real mode: hold copies to/from emulated devices back to the platform's link speed. */
   throttle?: boolean | undefined;
+  /**
+   * Real mode: time limit of every task (seconds or "10s") unless its codelet or submit()
+   * gives one; a task that runs longer fails. Default: none. (A simulation runs no kernel:
+   * limits are checked there but have no effect.)
+   */
+  taskTimeLimit?: number | string | undefined;
   /** Tasks each worker holds at once (real mode default 4; simulated: the engine's defaults). */
   pipeline?: number | undefined;
   /** Tasks a GPU pops ahead of its pipeline (the scheduler's or engine's default otherwise). */
@@ -279,7 +293,16 @@ export class Runtime {
   private readonly mirrorOf: (Mirror | undefined)[] = [];
   private readonly matrices: TiledMatrix[] = [];
   private readonly graph = new TaskGraph();
-  private readonly payloads = { kernel: new IntList(), argStart: new IntList(), args: new FloatList() };
+  private readonly payloads = {
+    kernel: new IntList(),
+    argStart: new IntList(),
+    args: new FloatList(),
+    timeLimit: new FloatList(),
+  };
+  /** Time limit of every task (RuntimeOptions.taskTimeLimit), seconds; 0: none. */
+  private readonly taskTimeLimit: number;
+  /** Time limit of each codelet's tasks, seconds (0: none; undefined: the runtime's). */
+  private readonly codeletLimit: (number | undefined)[] = [];
   private readonly acquireCodelet: number;
   private status = new Uint8Array(64);
   private readonly pending: (Deferred | undefined)[] = [];
@@ -316,6 +339,7 @@ export class Runtime {
     this.options = options;
     this.platform = platform;
     this.mode = options.mode ?? 'real';
+    this.taskTimeLimit = timeLimitOf(options.taskTimeLimit, 'taskTimeLimit') ?? 0;
     this.payloads.argStart.push(0);
     this.acquireCodelet = this.graph.addCodelet({ name: 'acquire', kinds: ['cpu'] });
   }
@@ -459,8 +483,10 @@ export class Runtime {
       if (kernel < 0) kernel = this.kernels.push({ module, export: spec.kernel.export }) - 1;
     }
     const kinds = spec.kinds ?? ['cpu', 'gpu'];
+    const limit = timeLimitOf(spec.timeLimit, `codelet ${spec.name}: timeLimit`);
     const gid = this.graph.addCodelet({ name: spec.name, kinds, flops: spec.flops });
     this.codelets[gid] = { spec, kernel };
+    this.codeletLimit[gid] = limit;
     const c: Codelet = Object.freeze({ id: gid, name: spec.name });
     owners.set(c, this);
     return c;
@@ -496,6 +522,13 @@ export class Runtime {
     }
     const args = options.args ?? [];
     checkRecordSize(list.length, args.length, label);
+    // (No message is built for the common case of no limit: submit is a hot path.)
+    const limit =
+      (options.timeLimit === undefined
+        ? undefined
+        : timeLimitOf(options.timeLimit, `task ${label}: timeLimit`)) ??
+      this.codeletLimit[codelet.id] ??
+      this.taskTimeLimit;
     const id = this.graph.submit(codelet.id, list, {
       priority: options.priority,
       dims: options.dims,
@@ -504,16 +537,17 @@ export class Runtime {
       affinity: options.affinity,
       phase: options.phase,
     });
-    this.recordPayload(this.codelets[codelet.id]!.kernel, args);
+    this.recordPayload(this.codelets[codelet.id]!.kernel, args, limit);
     for (const [h, m] of list) if (m & AccessMode.W) this.written.add(h);
     if (options.onDone) this.callbacks[id] = options.onDone;
     this.schedulePump();
     return new Task(id, this.graph.taskLabel(id), this);
   }
 
-  private recordPayload(kernel: number, args: readonly number[]): void {
+  private recordPayload(kernel: number, args: readonly number[], timeLimit = 0): void {
     const p = this.payloads;
     p.kernel.push(kernel);
+    p.timeLimit.push(timeLimit);
     for (const a of args) p.args.push(a);
     p.argStart.push(p.args.length);
     if (this.status.length < this.graph.taskCount)
@@ -831,6 +865,7 @@ export class Runtime {
     backend.attach(engine);
     const driver = new Driver(engine, backend, {
       timedObservers: real ? observers : [],
+      copyObservers: this.trace ? [this.trace] : [],
       progressEvery: real ? 1000 : 10_000,
       hooks: {
         ended: (task, error) => this.ended(task, error === undefined ? FINISHED : FAILED),
@@ -1058,6 +1093,27 @@ export function withoutTaskEvents(ob: EngineObserver): EngineObserver {
     runFinished: ob.runFinished?.bind(ob),
     grow: ob.grow?.bind(ob),
   };
+}
+
+/**
+ * A time limit in seconds: a positive number of seconds or a duration string ("10s", "500ms");
+ * undefined when not given. `what` names it in the error.
+ */
+function timeLimitOf(value: number | string | undefined, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  let s: number;
+  try {
+    s = parseDuration(value, what);
+  } catch (e) {
+    if (!(e instanceof LocusError)) throw e;
+    s = Number.NaN;
+  }
+  if (!(s > 0 && Number.isFinite(s)))
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `${what} must be a positive duration such as 10, "10s" or "500ms" (got ${String(value)})`,
+    );
+  return s;
 }
 
 function dtypeOf(a: DataArray): number {

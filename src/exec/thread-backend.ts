@@ -14,22 +14,33 @@
  * Failures: a kernel that throws (or returns a promise, or failed to load) fails its task; a
  * thread that exits fails the task it was running and is replaced, and the new thread goes on
  * with the records after it. The engine cancels the dependents of a failed task.
+ *
+ * Time limits: a task with one (TaskPayloads.timeLimit) gets a copy of the buffers it writes
+ * when it is queued; each thread publishes which kernel it runs since when, and a kernel
+ * that runs past its task's limit has its thread terminated (a spinning kernel cannot be
+ * interrupted otherwise). The task then fails like one whose thread died, with a message
+ * naming the limit; the buffers it wrote get their copies back, so its writes are undone.
  */
 import type { Engine } from '../core/engine.ts';
 import type { FloatList, IntList } from '../core/growable.ts';
 import type { Platform } from '../core/platform.ts';
-import { LocusError } from '../core/types.ts';
+import { AccessMode, LocusError } from '../core/types.ts';
 import type { Backend, EventSink } from '../drive/backend.ts';
+import { formatDuration } from '../platform/units.ts';
 import type { BufferStore } from './buffers.ts';
 import type { WorkerPool } from './pool.ts';
 import {
   BELL_COUNT,
   BELL_SLEEP,
   COMPLETION_WORDS,
+  CURRENT_START,
+  CURRENT_TASK,
+  CURRENT_WORDS,
   type KernelRef,
   RECORD_HEADER,
   STOP_TASK,
   Status,
+  WATCHED_KERNEL,
   YIELD_TASK,
 } from './protocol.ts';
 import { Ring } from './ring.ts';
@@ -42,6 +53,8 @@ export interface TaskPayloads {
   readonly argStart: IntList;
   /** Every task's numeric arguments. */
   readonly args: FloatList;
+  /** Each task's time limit in seconds (0: none); absent: no task has one. */
+  readonly timeLimit?: FloatList;
 }
 
 /** Options of the thread backend. */
@@ -102,8 +115,18 @@ export class ThreadBackend implements Backend {
   private readonly routeBandwidth: Float64Array;
   private readonly timerAt: number[] = [];
   private readonly timerId: number[] = [];
+  private readonly timerStart: number[] = [];
+  // Copies done at once, and when each was made.
   private readonly finishedCopies: number[] = [];
+  private readonly finishedStart: number[] = [];
   private readonly dead: { w: number; code: number }[] = [];
+  // Time limits: what each thread runs since when, the copies of what limited tasks write,
+  // and the threads being terminated for running past a limit (with the task and message).
+  private readonly current: Int32Array[];
+  private limited = false;
+  private nextDeadline = Number.POSITIVE_INFINITY;
+  private readonly snapshots = new Map<number, { id: number; bytes: Uint8Array }[]>();
+  private readonly killing: ({ task: number; startS: number; message: string } | undefined)[] = [];
   private replacing: Promise<void> | undefined;
   private running = false;
   private readonly stopped: (() => void)[] = [];
@@ -122,6 +145,9 @@ export class ThreadBackend implements Backend {
     this.rings = this.p.workers.map(() => Ring.create(TASK_RING_WORDS));
     this.done = this.p.workers.map(() => Ring.create(1 << 12));
     this.bell = new Int32Array(new SharedArrayBuffer(8));
+    this.current = this.p.workers.map(() =>
+      new Int32Array(new SharedArrayBuffer(CURRENT_WORDS * 4)).fill(-1),
+    );
     this.t0 = performance.now();
     this.epoch0 = performance.timeOrigin + this.t0;
     const nn = this.p.nodes.length;
@@ -162,6 +188,7 @@ export class ThreadBackend implements Backend {
       tasks: this.rings[w]!.buffer,
       done: this.done[w]!.buffer,
       bell: this.bell.buffer as SharedArrayBuffer,
+      current: this.current[w]!.buffer as SharedArrayBuffer,
     });
   }
 
@@ -223,7 +250,9 @@ export class ThreadBackend implements Backend {
     const s1 = pl.argStart.data[task + 1]!;
     const rec = this.record;
     rec.length = 0;
-    rec.push(task, pl.kernel.data[task]!, a1 - a0, s1 - s0);
+    const kernel = pl.kernel.data[task]!;
+    const limited = pl.timeLimit !== undefined && pl.timeLimit.data[task]! > 0 && kernel >= 0;
+    rec.push(task, limited ? kernel + WATCHED_KERNEL : kernel, a1 - a0, s1 - s0);
     for (let a = a0; a < a1; a++) {
       const id = store.replica(g.accessHandle.data[a]!, node);
       thread.announce(id, store.buffers[id]!, store.dtypes[id]!);
@@ -234,7 +263,55 @@ export class ThreadBackend implements Backend {
       this.f64[0] = args[i]!;
       rec.push(this.i32[0]!, this.i32[1]!);
     }
+    // Before the push: the thread may start the task at once.
+    if (limited) this.snapshot(task, node);
     if (!this.rings[worker]!.push(rec)) throw new Error(`worker ${worker}'s ring is full`);
+  }
+
+  /**
+   * Copies the buffers a limited task writes on `node` (their content is final: the tasks
+   * that read or write them before it have ended), to put back if it runs past its limit.
+   */
+  private snapshot(task: number, node: number): void {
+    this.limited = true;
+    const g = this.engine.graph;
+    const saved: { id: number; bytes: Uint8Array }[] = [];
+    for (let a = g.accessStart.data[task]!; a < g.accessStart.data[task + 1]!; a++) {
+      if ((g.accessMode.data[a]! & AccessMode.W) === 0) continue;
+      const id = this.store.replica(g.accessHandle.data[a]!, node);
+      saved.push({ id, bytes: new Uint8Array(this.store.buffers[id]!).slice() });
+    }
+    this.snapshots.set(task, saved);
+  }
+
+  /** Terminates the threads whose kernel runs past its task's time limit; notes the next deadline. */
+  private checkLimits(): void {
+    const limits = this.payloads.timeLimit!.data;
+    const now = this.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (let w = 0; w < this.current.length; w++) {
+      if (this.killing[w] !== undefined) continue;
+      const cur = this.current[w]!;
+      const task = Atomics.load(cur, CURRENT_TASK);
+      if (task < 0 || !(limits[task]! > 0)) continue;
+      this.i32[0] = Atomics.load(cur, CURRENT_START);
+      this.i32[1] = Atomics.load(cur, CURRENT_START + 1);
+      // The words belong to `task` only if it is still the one running.
+      if (Atomics.load(cur, CURRENT_TASK) !== task) continue;
+      const deadline = (this.f64[0]! - this.epoch0) / 1000 + limits[task]!;
+      if (now <= deadline) {
+        if (deadline < next) next = deadline;
+        continue;
+      }
+      const name = this.p.workers[w]!.name;
+      this.killing[w] = {
+        task,
+        startS: deadline - limits[task]!,
+        message: `it ran past its time limit of ${formatDuration(limits[task]!)}: its worker ${name} was terminated and replaced, and its writes were undone (raise the limit: timeLimit of its codelet or submit(), taskTimeLimit of the Runtime, --task-time-limit of locus run)`,
+      };
+      void this.pool.threads[w]!.thread.terminate();
+    }
+    this.nextDeadline = next;
   }
 
   copy(id: number): void {
@@ -244,6 +321,7 @@ export class ThreadBackend implements Backend {
     const bytes = this.store.copy(e.trHandle.data[id]!, src, dst);
     if (!this.throttle) {
       this.finishedCopies.push(id);
+      this.finishedStart.push(this.now());
       return;
     }
     const r = src * this.p.nodes.length + dst;
@@ -253,16 +331,20 @@ export class ThreadBackend implements Backend {
     this.routeBusy[r] = end;
     const at = this.timerAt;
     const ids = this.timerId;
+    const starts = this.timerStart;
     let k = at.length;
     at.push(end);
     ids.push(id);
+    starts.push(start);
     while (k > 0 && at[k - 1]! > end) {
       at[k] = at[k - 1]!;
       ids[k] = ids[k - 1]!;
+      starts[k] = starts[k - 1]!;
       k--;
     }
     at[k] = end;
     ids[k] = id;
+    starts[k] = start;
   }
 
   urgent(): void {
@@ -276,6 +358,7 @@ export class ThreadBackend implements Backend {
   poll(sink: EventSink): number {
     let delivered = 0;
     this.seen = Atomics.load(this.bell, BELL_COUNT);
+    if (this.limited) this.checkLimits();
     // Copies done at once complete first (they were issued by the previous event).
     delivered += this.deliverCopies(sink);
     while (this.dead.length > 0) delivered += this.handleDead(this.dead.shift()!, sink);
@@ -288,6 +371,7 @@ export class ThreadBackend implements Backend {
         const start = this.timeAt(ring, 2);
         const end = this.timeAt(ring, 4);
         ring.advance(COMPLETION_WORDS);
+        if (this.limited) this.snapshots.delete(task);
         const error = status === Status.FAILED ? this.pool.threads[w]!.takeFailure(task) : undefined;
         sink.taskEnded(task, w, start, end, error);
         delivered++;
@@ -298,7 +382,7 @@ export class ThreadBackend implements Backend {
       const t = this.now();
       while (this.timerAt.length > 0 && this.timerAt[0]! <= t) {
         this.timerAt.shift();
-        sink.transferFinished(this.timerId.shift()!);
+        sink.transferFinished(this.timerId.shift()!, this.timerStart.shift()!);
         delivered++;
         delivered += this.deliverCopies(sink);
       }
@@ -310,8 +394,10 @@ export class ThreadBackend implements Backend {
   private deliverCopies(sink: EventSink): number {
     // A completion may issue more copies done at once: they are appended and delivered too.
     let i = 0;
-    for (; i < this.finishedCopies.length; i++) sink.transferFinished(this.finishedCopies[i]!);
+    for (; i < this.finishedCopies.length; i++)
+      sink.transferFinished(this.finishedCopies[i]!, this.finishedStart[i]!);
     this.finishedCopies.length = 0;
+    this.finishedStart.length = 0;
     return i;
   }
 
@@ -327,17 +413,27 @@ export class ThreadBackend implements Backend {
     let delivered = 0;
     const ring = this.rings[d.w]!;
     while (ring.available() > 0 && ring.peek(0) === YIELD_TASK) ring.advance(1);
+    const killed = this.killing[d.w];
+    this.killing[d.w] = undefined;
+    Atomics.store(this.current[d.w]!, CURRENT_TASK, -1);
     if (ring.available() > 0 && ring.peek(0) !== STOP_TASK) {
       const task = ring.peek(0);
       ring.advance(RECORD_HEADER + ring.peek(2) + 2 * ring.peek(3));
+      // The thread is gone: nothing writes the task's buffers any more; undo its writes.
+      const saved = this.snapshots.get(task);
+      if (saved !== undefined) {
+        for (const { id, bytes } of saved) new Uint8Array(this.store.buffers[id]!).set(bytes);
+        this.snapshots.delete(task);
+      }
       const t = this.now();
-      sink.taskEnded(
-        task,
-        d.w,
-        t,
-        t,
-        `worker ${this.p.workers[d.w]!.name} exited with code ${d.code} while running it`,
-      );
+      const name = this.p.workers[d.w]!.name;
+      const message =
+        killed === undefined
+          ? `worker ${name} exited with code ${d.code} while running it`
+          : killed.task === task
+            ? killed.message
+            : `worker ${name} was terminated while running it: the task before it, ${this.engine.graph.taskLabel(killed.task)}, ran past its time limit`;
+      sink.taskEnded(task, d.w, killed?.task === task ? killed.startS : t, t, message);
       delivered++;
     }
     const previous = this.replacing ?? Promise.resolve();
@@ -377,7 +473,10 @@ export class ThreadBackend implements Backend {
     if (this.finishedCopies.length > 0 || this.dead.length > 0) return;
     Atomics.store(bell, BELL_SLEEP, 1);
     if (Atomics.load(bell, BELL_COUNT) === seen) {
-      const wait = this.timerAt.length > 0 ? Math.max(0, (this.timerAt[0]! - this.now()) * 1000) : 50;
+      let wait = this.timerAt.length > 0 ? Math.max(0, (this.timerAt[0]! - this.now()) * 1000) : 50;
+      // Wake up for the next time limit too (a spinning kernel rings no bell).
+      if (this.limited && this.nextDeadline !== Number.POSITIVE_INFINITY)
+        wait = Math.min(wait, Math.max(0, (this.nextDeadline - this.now()) * 1000) + 1);
       const r = waitAsync(bell, BELL_COUNT, seen, wait);
       if (r.async) await r.value;
     }

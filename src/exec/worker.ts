@@ -13,6 +13,8 @@ import {
   type BufferMessage,
   COMPLETION_WORDS,
   type ControlMessage,
+  CURRENT_START,
+  CURRENT_TASK,
   type DataView_,
   type FailureMessage,
   type Kernel,
@@ -20,6 +22,7 @@ import {
   STOP_TASK,
   Status,
   viewOf,
+  WATCHED_KERNEL,
   type WorkerReply,
   YIELD_TASK,
 } from './protocol.ts';
@@ -66,6 +69,7 @@ function run(m: Extract<ControlMessage, { type: 'run' }>): 'stop' | 'yield' {
   const ring = new Ring(m.tasks);
   const done = new Ring(m.done);
   const bell = new Int32Array(m.bell);
+  const current = new Int32Array(m.current);
   // Float64 arguments and times travel as the bits of two int32 words.
   let argF64 = new Float64Array(16);
   let argI32 = new Int32Array(argF64.buffer);
@@ -92,7 +96,9 @@ function run(m: Extract<ControlMessage, { type: 'run' }>): 'stop' | 'yield' {
       ring.advance(1);
       return 'yield';
     }
-    const k = ring.peek(1);
+    let k = ring.peek(1);
+    const watched = k >= WATCHED_KERNEL;
+    if (watched) k -= WATCHED_KERNEL;
     const n = ring.peek(2);
     const nArgs = ring.peek(3);
     let status: number = Status.COMPLETED;
@@ -109,6 +115,13 @@ function run(m: Extract<ControlMessage, { type: 'run' }>): 'stop' | 'yield' {
       }
       const a0 = RECORD_HEADER + n;
       for (let i = 0; i < 2 * nArgs; i++) argI32[i] = ring.peek(a0 + i);
+      if (watched) {
+        // Say what runs since when (the main thread ends a task that runs past its limit).
+        timeF64[0] = start;
+        Atomics.store(current, CURRENT_START, timeI32[0]!);
+        Atomics.store(current, CURRENT_START + 1, timeI32[1]!);
+        Atomics.store(current, CURRENT_TASK, task);
+      }
       try {
         const fn = kernels[k];
         if (fn === undefined) {
@@ -125,6 +138,7 @@ function run(m: Extract<ControlMessage, { type: 'run' }>): 'stop' | 'yield' {
         const message = e instanceof Error ? e.message : String(e);
         port.postMessage({ type: 'failure', task, message } satisfies FailureMessage);
       }
+      if (watched) Atomics.store(current, CURRENT_TASK, -1);
     }
     timeF64[0] = start;
     timeF64[1] = epoch + performance.now();

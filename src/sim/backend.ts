@@ -59,6 +59,8 @@ export class SimBackend implements Backend {
   private readonly lastEnd: Float64Array;
   /** Start time of each running task, by task id (grows). */
   private startOf = new Float64Array(1024);
+  /** Time each copy started (left its stream's queue), by transfer id (grows). */
+  private copyStart = new Float64Array(1024);
   private readonly done: number[] = [];
   private readonly guard = new ProgressGuard();
   /** Tasks and copies completed (the guard's measure of progress). */
@@ -154,7 +156,7 @@ export class SimBackend implements Backend {
         for (let i = 0; i < done.length; i++) {
           const id = done[i]!;
           this.channelDone(id);
-          sink.transferFinished(id);
+          sink.transferFinished(id, this.copyStart[id]!);
         }
         this.completed += done.length;
         return done.length;
@@ -181,6 +183,12 @@ export class SimBackend implements Backend {
 
   /** Starts copy `id` on its node pair's stream: latency first, then the flow. */
   private startCopy(id: number, pair: number): void {
+    if (id >= this.copyStart.length) {
+      const next = new Float64Array(Math.max(id + 1, this.copyStart.length * 2));
+      next.set(this.copyStart);
+      this.copyStart = next;
+    }
+    this.copyStart[id] = this.clock;
     this.active[pair]!++;
     this.heap.push(this.clock + this.latency[pair]!, EV_FLOW_START, id);
   }

@@ -3,8 +3,14 @@
  * an engine observer: one track per worker with its tasks, one set of lanes per destination
  * memory node with the transfers into it, and a memory-use counter per node. Kept in memory
  * (toJSON) or, given a file, streamed to it as the run goes (finish() completes the file).
+ *
+ * A transfer's slice spans the copy itself: from when its backend started moving it (the
+ * driver tells, as a CopyStartObserver) to its end. The time it waited before that, from the
+ * moment the engine issued it (queued behind other copies on its link or stream), is a slice
+ * of its own, category `queued`, in the lanes of the "transfer queues" process.
  */
 import { type Engine, type EngineObserver, TRANSFER_KIND_NAMES } from '../core/engine.ts';
+import type { CopyStartObserver } from '../drive/backend.ts';
 import { TraceFile } from './trace-file.ts';
 
 interface TraceEvent {
@@ -22,15 +28,19 @@ const WORKERS_PID = 1;
 const TRANSFERS_PID = 2;
 const MEMORY_PID = 3;
 const POWER_PID = 4;
+const QUEUES_PID = 5;
 
 /** Records a run and serialises it as Chrome trace JSON. */
-export class ChromeTrace implements EngineObserver {
+export class ChromeTrace implements EngineObserver, CopyStartObserver {
   private readonly events: TraceEvent[] = [];
   private readonly file: TraceFile | undefined;
   private readonly taskStart = new Map<number, number>();
-  private readonly transferStart = new Map<number, { ts: number; lane: number }>();
-  // lanes[node] = end time (us) of the last transfer in each lane into that node.
+  // When each transfer in flight was issued, and when its copy started (-1: not told), in us.
+  private readonly transferStart = new Map<number, { issued: number; moved: number }>();
+  // lanes[node] = end time (us) of the last transfer in each lane into that node; queueLanes
+  // the same for the waits before the copies.
   private readonly lanes: number[][];
+  private readonly queueLanes: number[][];
 
   /**
    * Records `engine`'s run; with `file`, streams the events to that path (created or
@@ -41,6 +51,7 @@ export class ChromeTrace implements EngineObserver {
     file?: string,
   ) {
     this.lanes = engine.platform.nodes.map(() => []);
+    this.queueLanes = engine.platform.nodes.map(() => []);
     this.file = file === undefined ? undefined : new TraceFile(file);
   }
 
@@ -70,6 +81,13 @@ export class ChromeTrace implements EngineObserver {
     this.taskStart.set(task, now * 1e6);
   }
 
+  /** The engine recycled tasks [0, k): the running tasks' ids shift down. */
+  rebase(k: number): void {
+    const running = [...this.taskStart];
+    this.taskStart.clear();
+    for (const [task, ts] of running) this.taskStart.set(task - k, ts);
+  }
+
   taskFinished(task: number, worker: number, now: number): void {
     const g = this.engine.graph;
     const ts = this.taskStart.get(task) ?? now * 1e6;
@@ -82,43 +100,61 @@ export class ChromeTrace implements EngineObserver {
       dur: now * 1e6 - ts,
       pid: WORKERS_PID,
       tid: worker,
-      args: { task, flops: g.taskFlops.data[task], priority: g.taskPriority.data[task] },
+      args: { task: task + g.retired, flops: g.taskFlops.data[task], priority: g.taskPriority.data[task] },
     });
   }
 
+  /** The engine issued transfer `id` (its copy may wait before it starts). */
   transferStarted(id: number, now: number): void {
-    const dst = this.engine.trDst.data[id]!;
-    const lanes = this.lanes[dst]!;
-    const ts = now * 1e6;
-    let lane = lanes.findIndex((end) => end <= ts);
-    if (lane < 0) lane = lanes.push(ts) - 1;
-    lanes[lane] = Number.POSITIVE_INFINITY;
-    this.transferStart.set(id, { ts, lane });
+    this.transferStart.set(id, { issued: now * 1e6, moved: -1 });
+  }
+
+  /** The backend started copying transfer `id` at `startS` (told before it finishes). */
+  transferMoved(id: number, startS: number): void {
+    const t = this.transferStart.get(id);
+    if (t) t.moved = startS * 1e6;
   }
 
   transferFinished(id: number, now: number, applied: boolean): void {
     const e = this.engine;
-    const start = this.transferStart.get(id);
-    if (!start) return;
+    const t = this.transferStart.get(id);
+    if (!t) return;
     this.transferStart.delete(id);
     const dst = e.trDst.data[id]!;
-    const ts = now * 1e6;
-    this.lanes[dst]![start.lane] = ts;
+    const end = now * 1e6;
+    // The copy's start as its backend said (issued .. end); untold: when it was issued.
+    const start = t.moved < 0 ? t.issued : Math.min(end, Math.max(t.issued, t.moved));
     const h = e.trHandle.data[id]!;
     const nodes = e.platform.nodes;
+    const name = `${e.graph.handleLabel(h)} ${nodes[e.trSrc.data[id]!]!.name}->${nodes[dst]!.name}`;
+    const kind = TRANSFER_KIND_NAMES[e.trKind.data[id]!]!;
+    if (start > t.issued) {
+      this.emit({
+        name,
+        cat: 'queued',
+        ph: 'X',
+        ts: t.issued,
+        dur: start - t.issued,
+        pid: QUEUES_PID,
+        tid: dst * 1000 + takeLane(this.queueLanes[dst]!, t.issued, start),
+        args: { handle: h, kind, transfer: id },
+      });
+    }
     this.emit({
-      name: `${e.graph.handleLabel(h)} ${nodes[e.trSrc.data[id]!]!.name}->${nodes[dst]!.name}`,
-      cat: TRANSFER_KIND_NAMES[e.trKind.data[id]!]!,
+      name,
+      cat: kind,
       ph: 'X',
-      ts: start.ts,
-      dur: ts - start.ts,
+      ts: start,
+      dur: end - start,
       pid: TRANSFERS_PID,
-      tid: dst * 1000 + start.lane,
+      tid: dst * 1000 + takeLane(this.lanes[dst]!, start, end),
       args: {
         handle: h,
         bytes: e.graph.handleSize.data[h],
-        kind: TRANSFER_KIND_NAMES[e.trKind.data[id]!],
+        kind,
         applied,
+        transfer: id,
+        queuedUs: start - t.issued,
       },
     });
   }
@@ -188,6 +224,14 @@ export class ChromeTrace implements EngineObserver {
         tid: 0,
         args: { name: 'transfers (by destination)' },
       },
+      {
+        name: 'process_name',
+        ph: 'M',
+        ts: 0,
+        pid: QUEUES_PID,
+        tid: 0,
+        args: { name: 'transfer queues (waits before a copy starts, by destination)' },
+      },
       { name: 'process_name', ph: 'M', ts: 0, pid: MEMORY_PID, tid: 0, args: { name: 'memory' } },
       { name: 'process_name', ph: 'M', ts: 0, pid: POWER_PID, tid: 0, args: { name: 'power (W)' } },
     ];
@@ -206,6 +250,29 @@ export class ChromeTrace implements EngineObserver {
         });
       });
     });
+    this.queueLanes.forEach((lanes, node) => {
+      lanes.forEach((_, lane) => {
+        meta.push({
+          name: 'thread_name',
+          ph: 'M',
+          ts: 0,
+          pid: QUEUES_PID,
+          tid: node * 1000 + lane,
+          args: { name: `queued for ${p.nodes[node]!.name} #${lane}` },
+        });
+      });
+    });
     return meta;
   }
+}
+
+/**
+ * The first lane of `lanes` (each its last slice's end) free at `from`, or a new one; the
+ * lane then ends at `to`. Slices in a lane never overlap, whatever order they come in.
+ */
+function takeLane(lanes: number[], from: number, to: number): number {
+  let lane = lanes.findIndex((end) => end <= from);
+  if (lane < 0) lane = lanes.push(to) - 1;
+  lanes[lane] = to;
+  return lane;
 }

@@ -40,3 +40,9 @@ export function inc(data: readonly Float64Array[], args: Float64Array): void {
   const v = args.length > 0 ? args[0]! : 1;
   for (let k = 0; k < d.length; k++) d[k]! += v;
 }
+
+/** Never returns: keeps adding 1 to every element of its one datum (for time limits). */
+export function spin(data: readonly Float64Array[]): void {
+  const d = data[0]!;
+  for (;;) for (let k = 0; k < d.length; k++) d[k]! += 1;
+}
