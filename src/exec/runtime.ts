@@ -10,267 +10,78 @@
  *
  * `acquire(d, mode)` (seed 001's non-blocking acquire) resolves once every earlier task that
  * touches d has ended and d's home copy is valid; later tasks that conflict with it wait for
- * `release(d)`. Policies that cannot take tasks while they run (DARTS, static, ...) run the
- * tasks in batches instead: each batch's engine ends with all data home.
+ * `release(d)`. Policies that cannot take tasks while they run (static, SuperMatrix, ...) run
+ * the tasks in batches instead: each batch's engine ends with all data home.
+ *
+ * The API's types are in runtime-options.ts, the Task and its errors in task.ts, the engine of
+ * a session in session.ts, the performance models in runtime-models.ts. Over 500 lines: the
+ * API surface itself (data, codelets, submit, wait, acquire/release, sync, unregister, close)
+ * with the argument checks each entry point owes its caller, and the pump that hands tasks to
+ * the engine.
  */
 import { availableParallelism } from 'node:os';
-import { Engine, type EngineObserver } from '../core/engine.ts';
 import { TaskGraph } from '../core/graph.ts';
 import { FloatList, growU8, IntList } from '../core/growable.ts';
-import { type DurationModel, PlatformModel } from '../core/model.ts';
 import type { Platform } from '../core/platform.ts';
 import type { EvictionPolicy, Scheduler } from '../core/policy.ts';
-import { AccessMode, LocusError, type WorkerKind } from '../core/types.ts';
-import { Driver, type TaskFailure } from '../drive/driver.ts';
-import { createEviction } from '../evict/index.ts';
-import type { HistoryModel } from '../perf/history.ts';
-import { type BusPair, CalibratedModel } from '../perf/model.ts';
-import { SampleRecorder } from '../perf/recorder.ts';
-import { ModelStore, machineDir } from '../perf/store.ts';
+import { AccessMode, LocusError } from '../core/types.ts';
+import type { TaskFailure } from '../drive/driver.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parseDuration, parseSize } from '../platform/units.ts';
-import { createScheduler, type SchedulerOptions } from '../sched/index.ts';
+import type { SchedulerOptions } from '../sched/index.ts';
 import { SimBackend } from '../sim/backend.ts';
 import { ChromeTrace } from '../trace/chrome.ts';
 import { buildReport, type RunReport } from '../trace/report.ts';
-import { RunStats } from '../trace/stats.ts';
 import { BufferStore } from './buffers.ts';
 import { TiledMatrix, type TypedMatrix } from './matrix.ts';
 import { WorkerPool } from './pool.ts';
 import { DTYPES, type DType, type KernelRef } from './protocol.ts';
+import { RuntimeModels } from './runtime-models.ts';
+import { openSession, type Session } from './session.ts';
+
+export { withoutTaskEvents } from './session.ts';
+
+import type {
+  Codelet,
+  CodeletSpec,
+  Data,
+  DataArray,
+  Mode,
+  RuntimeOptions,
+  SubmitOptions,
+} from './runtime-options.ts';
+import {
+  ACQUIRED,
+  CANCELLED,
+  type Deferred,
+  deferred,
+  FAILED,
+  FINISHED,
+  PENDING,
+  Task,
+  TaskCancelledError,
+  TaskFailedError,
+} from './task.ts';
 import { checkRecordSize, ThreadBackend } from './thread-backend.ts';
 
 export type { TaskFailure } from '../drive/driver.ts';
-
-/** An access mode as the API spells it. */
-export type Mode = 'R' | 'W' | 'RW';
+export type {
+  Codelet,
+  CodeletSpec,
+  Data,
+  DataArray,
+  Mode,
+  RuntimeOptions,
+  SubmitOptions,
+} from './runtime-options.ts';
+export { Task, TaskCancelledError, TaskFailedError } from './task.ts';
 
 const MODES: Record<Mode, AccessMode> = { R: AccessMode.R, W: AccessMode.W, RW: AccessMode.RW };
-
-/** A typed array the runtime can hold data in. */
-export type DataArray = Float64Array | Float32Array | Int32Array | Uint8Array;
-
-/** A registered piece of data (StarPU's data handle). */
-export interface Data {
-  /** Handle id. */
-  readonly id: number;
-  /** Name used in reports and errors. */
-  readonly name: string;
-  /** Element type. */
-  readonly dtype: DType;
-  /** Number of elements. */
-  readonly length: number;
-}
-
-/** A codelet as declared to the runtime. */
-export interface CodeletSpec {
-  /** Name (also the key of per-codelet rates in platform files). */
-  name: string;
-  /**
-   * The CPU implementation: an ES module URL (import.meta.resolve or a file:// URL) and the
-   * name of its exported function `(data: TypedArray[], args: Float64Array) => void`, which
-   * must be synchronous. Without it, tasks of this codelet run nothing (useful for
-   * simulations and overhead tests).
-   */
-  kernel?: { module: string | URL; export: string } | undefined;
-  /** Flop count from the task's dims (for reports and the schedulers' estimates). */
-  flops?: ((...dims: number[]) => number) | undefined;
-  /** Worker kinds that may run it (default both: emulated devices run the CPU kernel). */
-  kinds?: readonly WorkerKind[] | undefined;
-  /**
-   * Real mode: longest a task of this codelet may run, in seconds or as a duration string
-   * ("10s", "500ms"); a task that runs longer fails (its thread is terminated and replaced,
-   * its writes undone). Overrides RuntimeOptions.taskTimeLimit; submit's timeLimit overrides it.
-   */
-  timeLimit?: number | string | undefined;
-}
-
-/** A declared codelet. */
-export interface Codelet {
-  /** Codelet id. */
-  readonly id: number;
-  /** Its name. */
-  readonly name: string;
-}
-
-/** Per-task options. */
-export interface SubmitOptions {
-  /** Numeric arguments handed to the kernel (tile sizes, scalars). */
-  args?: readonly number[] | undefined;
-  /** Sizes passed to the codelet's flops function. */
-  dims?: readonly number[] | undefined;
-  /** Flop count (overrides the codelet's function). */
-  flops?: number | undefined;
-  /** Priority (larger runs first under priority-aware schedulers). */
-  priority?: number | undefined;
-  /** Name in reports, traces and errors. */
-  name?: string | undefined;
-  /** The part of the data the task belongs to (a block), for owner-computes placement (`static`). */
-  affinity?: number | undefined;
-  /** The iteration the task belongs to, for the report's per-iteration bytes. */
-  phase?: number | undefined;
-  /** Real mode: this task's time limit (seconds or "10s"), overriding its codelet's (CodeletSpec.timeLimit). */
-  timeLimit?: number | string | undefined;
-  /**
-   * Called once when the task ends: with no argument when it finished, with the error when it
-   * failed or was cancelled. It may submit more tasks. An exception it throws is reported by
-   * the next wait().
-   */
-  onDone?: ((error?: Error) => void) | undefined;
-}
-
-/** How a Runtime runs. */
-export interface RuntimeOptions {
-  /** 'real' (default): worker threads run the kernels; 'simulated': the platform is simulated. */
-  mode?: 'real' | 'simulated' | undefined;
-  /** A preset name, a platform file path, or a Platform (default 'local': this machine). */
-  platform?: string | Platform | undefined;
-  /** CPU workers of a preset (default: the preset's; 'local': one per core). */
-  cpus?: number | undefined;
-  /** GPUs of a preset; on 'local', emulated devices (default 0). */
-  gpus?: number | undefined;
-  /** Memory of every GPU / emulated device, bytes or a size string ("8MiB"). */
-  gpuMemory?: number | string | undefined;
-  /** Scheduling policy name (default 'eager', like simulate() and `locus run`) or object. */
-  scheduler?: string | Scheduler | undefined;
-  /** Options of the named scheduler. */
-  schedulerOptions?: SchedulerOptions | undefined;
-  /** Eviction policy name (default 'lru'). */
-  eviction?: string | undefined;
-  /** Seed of the run's random choices (default 1). */
-  seed?: number | undefined;
-  /** Real mode: hold copies to/from emulated devices back to the platform's link speed. */
-  throttle?: boolean | undefined;
-  /**
-   * Real mode: time limit of every task (seconds or "10s") unless its codelet or submit()
-   * gives one; a task that runs longer fails. Default: none. (A simulation runs no kernel:
-   * limits are checked there but have no effect.)
-   */
-  taskTimeLimit?: number | string | undefined;
-  /** Tasks each worker holds at once (real mode default 4; simulated: the engine's defaults). */
-  pipeline?: number | undefined;
-  /** Tasks a GPU pops ahead of its pipeline (the scheduler's or engine's default otherwise). */
-  lookahead?: number | undefined;
-  /** Set bottom-level priorities on each batch (for dmdas, prio, darts tie-breaks). */
-  priorities?: 'bottom-level' | undefined;
-  /** Record a Chrome trace (Runtime.trace). */
-  trace?: boolean | undefined;
-  /** Progress: tasks ended out of those submitted. */
-  onProgress?: ((done: number, total: number) => void) | undefined;
-  /** Aborts the runtime (Ctrl-C): worker threads are stopped and pending waits reject. */
-  signal?: AbortSignal | undefined;
-  /**
-   * Performance models (src/perf): 'update' (real mode's default) estimates durations from
-   * the calibrated models when there are any and saves every real run's measurements into
-   * them; 'read' only uses them (the simulated mode's default); 'off' uses the platform's rates.
-   */
-  perfModels?: 'update' | 'read' | 'off' | undefined;
-  /** The model folder (default: LOCUS_PERFMODEL_DIR, else ~/.locus/perfmodels). */
-  perfModelDir?: string | undefined;
-  /**
-   * Calibration mode (StarPU_CALIBRATE): dm* schedulers send each task to a worker kind whose
-   * model for it has fewer than `minSamples` measurements.
-   */
-  calibrate?: boolean | undefined;
-  /** Measurements that make a model calibrated (default 10). */
-  minSamples?: number | undefined;
-  /**
-   * Receives one-line warnings that do not stop a run (performance models that could not be
-   * read or saved, a kernel that failed to load); default: written to stderr as
-   * "locus: warning: ...".
-   */
-  onWarning?: ((message: string) => void) | undefined;
-}
-
-/** Tasks that failed (code 'LOCUS_TASK_FAILED'): names them; the tasks that depend on them were cancelled. */
-export class TaskFailedError extends LocusError {
-  constructor(
-    readonly failures: readonly TaskFailure[],
-    readonly cancelled: number,
-    /** The report of the wait() that found the failures (absent on a single task's promise). */
-    readonly report?: RunReport,
-  ) {
-    const f = failures[0]!;
-    const more = failures.length > 1 ? ` (and ${failures.length - 1} more failed tasks)` : '';
-    const tail =
-      report === undefined ? '' : `; ${cancelled} dependent task${cancelled === 1 ? '' : 's'} cancelled`;
-    super('LOCUS_TASK_FAILED', `task ${f.label} (codelet ${f.codelet}) failed: ${f.message}${more}${tail}`);
-    this.name = 'TaskFailedError';
-  }
-}
-
-/** A task that did not run because a task it depends on failed or was cancelled (code 'LOCUS_TASK_CANCELLED'). */
-export class TaskCancelledError extends LocusError {
-  constructor(readonly label: string) {
-    super('LOCUS_TASK_CANCELLED', `task ${label} was cancelled: a task it depends on failed`);
-    this.name = 'TaskCancelledError';
-  }
-}
-
-const PENDING = 0;
-const FINISHED = 1;
-const FAILED = 2;
-const CANCELLED = 3;
-/** An acquire holding its data (counts as ended for wait()). */
-const ACQUIRED = 4;
-
-/** A submitted task: its id and name, and a promise of its end. */
-export class Task {
-  constructor(
-    /** Task id (submission order over the runtime's life). */
-    readonly id: number,
-    /** Its name, or its codelet's name and id. */
-    readonly name: string,
-    private readonly rt: Runtime,
-  ) {}
-
-  /**
-   * Settles when the task ends: resolves when it finished, rejects with a TaskFailedError or
-   * TaskCancelledError. Created on first use, so an unobserved failure is not an unhandled
-   * rejection (wait() reports it).
-   */
-  get done(): Promise<void> {
-    return this.rt.taskPromise(this.id);
-  }
-
-  /** 'pending', 'finished', 'failed' or 'cancelled'. */
-  get state(): 'pending' | 'finished' | 'failed' | 'cancelled' {
-    return this.rt.taskState(this.id);
-  }
-}
-
-interface Deferred {
-  promise: Promise<void>;
-  resolve: () => void;
-  reject: (e: Error) => void;
-}
-
-function deferred(): Deferred {
-  let resolve!: () => void;
-  let reject!: (e: Error) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 /** Where a registered array's content goes back to (on acquire/release, sync, close). */
 interface Mirror {
   handle: number;
   target: DataArray;
-}
-
-/** One engine and its backend: the runtime's life, or one batch under a static policy. */
-interface Session {
-  engine: Engine;
-  driver: Driver;
-  backend: ThreadBackend | SimBackend;
-  stats: RunStats;
-  recorder: SampleRecorder | undefined;
-  /** The policies take tasks while they run (else the session is one batch). */
-  dynamic: boolean;
-  wall0: number;
 }
 
 /** Every object a runtime hands out, with the runtime that owns it. */
@@ -331,14 +142,13 @@ export class Runtime {
   private closed = false;
   private fatal: Error | undefined;
   private pool: WorkerPool | undefined;
-  private history: HistoryModel | undefined;
-  private models: ModelStore | undefined;
-  private bus: BusPair[] | undefined;
+  private readonly models: RuntimeModels;
 
   private constructor(options: RuntimeOptions, platform: Platform) {
     this.options = options;
     this.platform = platform;
     this.mode = options.mode ?? 'real';
+    this.models = new RuntimeModels(platform, this.mode === 'real', (m) => this.warn(m));
     this.taskTimeLimit = timeLimitOf(options.taskTimeLimit, 'taskTimeLimit') ?? 0;
     this.payloads.argStart.push(0);
     this.acquireCodelet = this.graph.addCodelet({ name: 'acquire', kinds: ['cpu'] });
@@ -819,54 +629,22 @@ export class Runtime {
   }
 
   private openSession(): void {
-    const graph = this.graph;
-    const platform = this.platform;
-    const model = this.durationModel(graph);
-    const scheduler = this.scheduler();
-    const eviction = createEviction(this.options.eviction ?? 'lru');
-    if (this.options.priorities === 'bottom-level') graph.setBottomLevelPriorities();
     const real = this.mode === 'real';
-    const engine = new Engine({
-      graph,
-      platform,
-      scheduler,
-      eviction,
-      model,
-      seed: this.options.seed ?? 1,
-      cpuPipeline: this.options.pipeline ?? (real ? 4 : undefined),
-      gpuPipeline: this.options.pipeline ?? (real ? 4 : undefined),
-      gpuLookahead: this.options.lookahead,
-      issueAhead: real,
-      calibrate: this.options.calibrate,
-    });
-    const stats = new RunStats(engine);
-    const recorder =
-      real && this.perfModels === 'update'
-        ? new SampleRecorder(graph, platform, (t) => this.payloads.kernel.data[t]! >= 0)
-        : undefined;
-    if (this.options.trace && !this.trace) this.trace = new ChromeTrace(engine);
-    const observers: EngineObserver[] = [stats];
-    if (recorder) observers.push(recorder);
-    if (this.trace) observers.push(this.trace);
-    let backend: ThreadBackend | SimBackend;
-    if (real) {
-      backend = new ThreadBackend({
-        platform,
-        pool: this.pool!,
-        store: this.store,
-        payloads: this.payloads,
-        throttle: this.options.throttle,
-      });
-      for (const ob of observers) engine.observe(withoutTaskEvents(ob));
-    } else {
-      backend = new SimBackend({ graph, platform, model, seed: this.options.seed ?? 1 });
-      for (const ob of observers) engine.observe(ob);
-    }
-    backend.attach(engine);
-    const driver = new Driver(engine, backend, {
-      timedObservers: real ? observers : [],
-      copyObservers: this.trace ? [this.trace] : [],
-      progressEvery: real ? 1000 : 10_000,
+    const from = this.graph.taskCount > 0 ? this.lowWater : 0;
+    this.session = openSession({
+      graph: this.graph,
+      platform: this.platform,
+      options: this.options,
+      model: this.models.durationModel(this.graph, this.options),
+      recordSamples: real && this.perfModels === 'update',
+      payloads: this.payloads,
+      pool: this.pool,
+      store: this.store,
+      trace: (engine) => {
+        if (this.options.trace && !this.trace) this.trace = new ChromeTrace(engine);
+        return this.trace;
+      },
+      from,
       hooks: {
         ended: (task, error) => this.ended(task, error === undefined ? FINISHED : FAILED),
         cancelled: (task) => {
@@ -883,20 +661,7 @@ export class Runtime {
         progress: this.options.onProgress,
       },
     });
-    this.store.useNodes(platform.nodes.length, platform.homeNode);
-    const from = this.graph.taskCount > 0 ? this.lowWater : 0;
-    engine.open(backend.now(), from);
     this.sessionFrom = from;
-    if (backend instanceof ThreadBackend) backend.start();
-    this.session = {
-      engine,
-      driver,
-      backend,
-      stats,
-      recorder,
-      dynamic: scheduler.dynamic === true && eviction.dynamic === true,
-      wall0: performance.now(),
-    };
     this.retire = false;
   }
 
@@ -1009,62 +774,18 @@ export class Runtime {
   /** Saves the measurements recorded since the last save into the model store. */
   private saveSamples(): void {
     const r = this.session?.recorder;
-    if (!r || r.samples.length === 0) return;
-    const samples = r.samples.splice(0);
-    for (const sample of samples) this.history!.record(sample);
-    // The run's results come first: a model that cannot be saved is a warning.
-    try {
-      this.modelStore().saveSamples(samples);
-    } catch (e) {
-      if (!(e instanceof LocusError)) throw e;
-      this.warn(`performance models not saved: ${e.message}`);
-    }
+    if (r && r.samples.length > 0) this.models.save(r.samples.splice(0), this.options);
   }
 
-  private scheduler(): Scheduler {
-    const s = this.options.scheduler;
-    return typeof s === 'object' ? s : createScheduler(s ?? 'eager', this.options.schedulerOptions);
-  }
-
-  /** The models' folder, opened on first use. */
-  private modelStore(): ModelStore {
-    this.models ??= new ModelStore(
-      machineDir(this.options.perfModelDir ?? ModelStore.defaultDir(), this.platform.name),
-    );
-    return this.models;
+  /** Whether and how this runtime uses performance models. */
+  private get perfModels(): 'update' | 'read' | 'off' {
+    return this.models.mode(this.options);
   }
 
   /** A warning that does not stop the run (RuntimeOptions.onWarning). */
   private warn(message: string): void {
     if (this.options.onWarning) this.options.onWarning(message);
     else process.stderr.write(`locus: warning: ${message}\n`);
-  }
-
-  /** Whether and how this runtime uses performance models. */
-  private get perfModels(): 'update' | 'read' | 'off' {
-    return this.options.perfModels ?? (this.mode === 'real' ? 'update' : 'read');
-  }
-
-  /** The duration model: calibrated models when there are any, else the platform's rates. */
-  private durationModel(graph: TaskGraph): DurationModel {
-    if (this.perfModels === 'off') return new PlatformModel(this.platform, graph);
-    if (this.history === undefined) {
-      // A model file that cannot be read costs its codelet's (or the bus's) model, not the run.
-      const store = this.modelStore();
-      this.history = store.loadHistory((m) => this.warn(`${m}; its model is ignored`));
-      try {
-        this.bus = store.loadBus(this.platform.name)?.pairs;
-      } catch (e) {
-        if (!(e instanceof LocusError)) throw e;
-        this.warn(`${e.message}; the bus model is ignored`);
-      }
-    }
-    if (this.history.codelets().length === 0 && !this.options.calibrate && this.bus === undefined) {
-      return new PlatformModel(this.platform, graph);
-    }
-    return new CalibratedModel(this.platform, graph, this.history, this.bus, {
-      minSamples: this.options.minSamples,
-    });
   }
 
   /** Copies the home copies of `handles` back into the registered arrays and matrices. */
@@ -1078,21 +799,6 @@ export class Runtime {
       for (const m of this.matrices) m.copyOut(set, (id) => this.store.view(this.store.home[id]!));
     }
   }
-}
-
-/**
- * The same observer without its task callbacks, to attach to a real run's engine while the
- * driver reports task times itself (the engine hands tasks out ahead of their start).
- */
-export function withoutTaskEvents(ob: EngineObserver): EngineObserver {
-  return {
-    transferStarted: ob.transferStarted?.bind(ob),
-    transferFinished: ob.transferFinished?.bind(ob),
-    replicaAllocated: ob.replicaAllocated?.bind(ob),
-    replicaFreed: ob.replicaFreed?.bind(ob),
-    runFinished: ob.runFinished?.bind(ob),
-    grow: ob.grow?.bind(ob),
-  };
 }
 
 /**

@@ -1,0 +1,147 @@
+/**
+ * The library API's types (docs/api.md): data, codelets, per-task options and the options of
+ * a Runtime.
+ */
+import type { Platform } from '../core/platform.ts';
+import type { Scheduler } from '../core/policy.ts';
+import type { WorkerKind } from '../core/types.ts';
+import type { SchedulerOptions } from '../sched/index.ts';
+import type { DType } from './protocol.ts';
+
+/** An access mode as the API spells it. */
+export type Mode = 'R' | 'W' | 'RW';
+
+/** A typed array the runtime can hold data in. */
+export type DataArray = Float64Array | Float32Array | Int32Array | Uint8Array;
+
+/** A registered piece of data (StarPU's data handle). */
+export interface Data {
+  /** Handle id. */
+  readonly id: number;
+  /** Name used in reports and errors. */
+  readonly name: string;
+  /** Element type. */
+  readonly dtype: DType;
+  /** Number of elements. */
+  readonly length: number;
+}
+
+/** A codelet as declared to the runtime. */
+export interface CodeletSpec {
+  /** Name (also the key of per-codelet rates in platform files). */
+  name: string;
+  /**
+   * The CPU implementation: an ES module URL (import.meta.resolve or a file:// URL) and the
+   * name of its exported function `(data: TypedArray[], args: Float64Array) => void`, which
+   * must be synchronous. Without it, tasks of this codelet run nothing (useful for
+   * simulations and overhead tests).
+   */
+  kernel?: { module: string | URL; export: string } | undefined;
+  /** Flop count from the task's dims (for reports and the schedulers' estimates). */
+  flops?: ((...dims: number[]) => number) | undefined;
+  /** Worker kinds that may run it (default both: emulated devices run the CPU kernel). */
+  kinds?: readonly WorkerKind[] | undefined;
+  /**
+   * Real mode: longest a task of this codelet may run, in seconds or as a duration string
+   * ("10s", "500ms"); a task that runs longer fails (its thread is terminated and replaced,
+   * its writes undone). Overrides RuntimeOptions.taskTimeLimit; submit's timeLimit overrides it.
+   */
+  timeLimit?: number | string | undefined;
+}
+
+/** A declared codelet. */
+export interface Codelet {
+  /** Codelet id. */
+  readonly id: number;
+  /** Its name. */
+  readonly name: string;
+}
+
+/** Per-task options. */
+export interface SubmitOptions {
+  /** Numeric arguments handed to the kernel (tile sizes, scalars). */
+  args?: readonly number[] | undefined;
+  /** Sizes passed to the codelet's flops function. */
+  dims?: readonly number[] | undefined;
+  /** Flop count (overrides the codelet's function). */
+  flops?: number | undefined;
+  /** Priority (larger runs first under priority-aware schedulers). */
+  priority?: number | undefined;
+  /** Name in reports, traces and errors. */
+  name?: string | undefined;
+  /** The part of the data the task belongs to (a block), for owner-computes placement (`static`). */
+  affinity?: number | undefined;
+  /** The iteration the task belongs to, for the report's per-iteration bytes. */
+  phase?: number | undefined;
+  /** Real mode: this task's time limit (seconds or "10s"), overriding its codelet's (CodeletSpec.timeLimit). */
+  timeLimit?: number | string | undefined;
+  /**
+   * Called once when the task ends: with no argument when it finished, with the error when it
+   * failed or was cancelled. It may submit more tasks. An exception it throws is reported by
+   * the next wait().
+   */
+  onDone?: ((error?: Error) => void) | undefined;
+}
+
+/** How a Runtime runs. */
+export interface RuntimeOptions {
+  /** 'real' (default): worker threads run the kernels; 'simulated': the platform is simulated. */
+  mode?: 'real' | 'simulated' | undefined;
+  /** A preset name, a platform file path, or a Platform (default 'local': this machine). */
+  platform?: string | Platform | undefined;
+  /** CPU workers of a preset (default: the preset's; 'local': one per core). */
+  cpus?: number | undefined;
+  /** GPUs of a preset; on 'local', emulated devices (default 0). */
+  gpus?: number | undefined;
+  /** Memory of every GPU / emulated device, bytes or a size string ("8MiB"). */
+  gpuMemory?: number | string | undefined;
+  /** Scheduling policy name (default 'eager', like simulate() and `locus run`) or object. */
+  scheduler?: string | Scheduler | undefined;
+  /** Options of the named scheduler. */
+  schedulerOptions?: SchedulerOptions | undefined;
+  /** Eviction policy name (default 'lru'). */
+  eviction?: string | undefined;
+  /** Seed of the run's random choices (default 1). */
+  seed?: number | undefined;
+  /** Real mode: hold copies to/from emulated devices back to the platform's link speed. */
+  throttle?: boolean | undefined;
+  /**
+   * Real mode: time limit of every task (seconds or "10s") unless its codelet or submit()
+   * gives one; a task that runs longer fails. Default: none. (A simulation runs no kernel:
+   * limits are checked there but have no effect.)
+   */
+  taskTimeLimit?: number | string | undefined;
+  /** Tasks each worker holds at once (real mode default 4; simulated: the engine's defaults). */
+  pipeline?: number | undefined;
+  /** Tasks a GPU pops ahead of its pipeline (the scheduler's or engine's default otherwise). */
+  lookahead?: number | undefined;
+  /** Set bottom-level priorities on each batch (for dmdas, prio, darts tie-breaks). */
+  priorities?: 'bottom-level' | undefined;
+  /** Record a Chrome trace (Runtime.trace). */
+  trace?: boolean | undefined;
+  /** Progress: tasks ended out of those submitted. */
+  onProgress?: ((done: number, total: number) => void) | undefined;
+  /** Aborts the runtime (Ctrl-C): worker threads are stopped and pending waits reject. */
+  signal?: AbortSignal | undefined;
+  /**
+   * Performance models (src/perf): 'update' (real mode's default) estimates durations from
+   * the calibrated models when there are any and saves every real run's measurements into
+   * them; 'read' only uses them (the simulated mode's default); 'off' uses the platform's rates.
+   */
+  perfModels?: 'update' | 'read' | 'off' | undefined;
+  /** The model folder (default: LOCUS_PERFMODEL_DIR, else ~/.locus/perfmodels). */
+  perfModelDir?: string | undefined;
+  /**
+   * Calibration mode (StarPU_CALIBRATE): dm* schedulers send each task to a worker kind whose
+   * model for it has fewer than `minSamples` measurements.
+   */
+  calibrate?: boolean | undefined;
+  /** Measurements that make a model calibrated (default 10). */
+  minSamples?: number | undefined;
+  /**
+   * Receives one-line warnings that do not stop a run (performance models that could not be
+   * read or saved, a kernel that failed to load); default: written to stderr as
+   * "locus: warning: ...".
+   */
+  onWarning?: ((message: string) => void) | undefined;
+}
