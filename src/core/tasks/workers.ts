@@ -34,6 +34,7 @@ export class WorkerPipelines {
   readonly anyLookahead: boolean;
   private readonly e: Engine;
   private readonly nw: number;
+  private readonly nNodes: number;
   private readonly depth: Int32Array;
   private readonly maxDepth: number;
   private readonly pipe: Int32Array;
@@ -65,6 +66,7 @@ export class WorkerPipelines {
     const p = engine.platform;
     const nw = p.workers.length;
     this.nw = nw;
+    this.nNodes = p.nodes.length;
     this.depth = new Int32Array(nw);
     this.node = new Int32Array(nw);
     this.kindMask = new Uint8Array(nw);
@@ -95,7 +97,7 @@ export class WorkerPipelines {
 
   /** The replica of `h` on node `n` was freed: a buffered task there may have lost a prefetched input. */
   replicaFreed(h: number, n: number): void {
-    if (this.bufNeed[h * this.e.replicas.nNodes + n]! > 0) this.bufferStale[n] = 1;
+    if (this.bufNeed[h * this.nNodes + n]! > 0) this.bufferStale[n] = 1;
   }
 
   /** Sizes the per-slot table for `handleCap` handles. */
@@ -198,8 +200,12 @@ export class WorkerPipelines {
   fillBuffers(): void {
     const e = this.e;
     const g = e.graph;
-    this.staleBefore.set(this.bufferStale);
-    this.bufferStale.fill(0);
+    const stale = this.bufferStale;
+    const before = this.staleBefore;
+    for (let n = 0; n < stale.length; n++) {
+      before[n] = stale[n]!;
+      stale[n] = 0;
+    }
     for (let w = 0; w < this.nw; w++) {
       const buffer = this.buffer[w]!;
       const n = this.node[w]!;
