@@ -38,6 +38,33 @@ function take(e: Engine): string[] {
   return out;
 }
 
+/**
+ * Two tasks on gpu0 (node 1), which holds one handle: task 0 updates handle a (home: node
+ * `home`), task 1 reads b (home: host), so a, the only valid copy, is written back to its home
+ * before its room is given to b.
+ */
+function evictionWritesBackHome(home: number): void {
+  const g = new TaskGraph();
+  const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
+  const a = g.addHandle(1000, { home });
+  const b = g.addHandle(1000);
+  g.submit(c, [[a, RW]], { flops: 1e6 });
+  g.submit(c, [[b, R]], { flops: 1e6 });
+  const e = engineFor(g, testPlatform({ gpus: 2, gpuCapacity: 1000, p2p: true }), () => 0);
+  e.start(0);
+  assert.deepEqual(take(e), [`transfer #0 h0 ${home}->1 fetch`]);
+  e.transferFinished(0, 1);
+  assert.deepEqual(take(e), ['run 0 on 0']);
+  e.taskFinished(0, 2);
+  assert.deepEqual(take(e), [`transfer #1 h0 1->${home} writeback`]);
+  e.transferFinished(1, 3);
+  assert.deepEqual(take(e), ['free h0 on 1', 'transfer #2 h1 0->1 fetch']);
+  e.transferFinished(2, 4);
+  assert.deepEqual(take(e), ['run 1 on 0']);
+  e.taskFinished(1, 5);
+  assert.deepEqual(take(e), ['finished']);
+}
+
 describe('engine protocol: events in, exact commands out', () => {
   test('a read after a write on another GPU is staged through host memory without peer-to-peer', () => {
     const g = new TaskGraph();
@@ -64,26 +91,7 @@ describe('engine protocol: events in, exact commands out', () => {
   });
 
   test('an eviction writes the only valid copy back before freeing it', () => {
-    const g = new TaskGraph();
-    const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
-    const a = g.addHandle(1000);
-    const b = g.addHandle(1000);
-    g.submit(c, [[a, RW]], { flops: 1e6 });
-    g.submit(c, [[b, R]], { flops: 1e6 });
-    // One GPU holding one handle: task 1's input needs a's room, and a is modified.
-    const e = engineFor(g, testPlatform({ gpus: 1, gpuCapacity: 1000 }), () => 0);
-    e.start(0);
-    assert.deepEqual(take(e), ['transfer #0 h0 0->1 fetch']);
-    e.transferFinished(0, 1);
-    assert.deepEqual(take(e), ['run 0 on 0']);
-    e.taskFinished(0, 2);
-    assert.deepEqual(take(e), ['transfer #1 h0 1->0 writeback']);
-    e.transferFinished(1, 3);
-    assert.deepEqual(take(e), ['free h0 on 1', 'transfer #2 h1 0->1 fetch']);
-    e.transferFinished(2, 4);
-    assert.deepEqual(take(e), ['run 1 on 0']);
-    e.taskFinished(1, 5);
-    assert.deepEqual(take(e), ['finished']);
+    evictionWritesBackHome(0);
   });
 
   test('a failed task cancels its dependents, transitively; the others run', () => {
@@ -354,25 +362,7 @@ describe('engine protocol: a home node per handle', () => {
   });
 
   test("an eviction writes a modified replica back to its handle's home", () => {
-    const g = new TaskGraph();
-    const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
-    const a = g.addHandle(1000, { home: 2 });
-    const b = g.addHandle(1000);
-    g.submit(c, [[a, RW]], { flops: 1e6 });
-    g.submit(c, [[b, R]], { flops: 1e6 });
-    const e = engineFor(g, testPlatform({ gpus: 2, gpuCapacity: 1000, p2p: true }), () => 0);
-    e.start(0);
-    assert.deepEqual(take(e), ['transfer #0 h0 2->1 fetch']);
-    e.transferFinished(0, 1);
-    assert.deepEqual(take(e), ['run 0 on 0']);
-    e.taskFinished(0, 2);
-    assert.deepEqual(take(e), ['transfer #1 h0 1->2 writeback']);
-    e.transferFinished(1, 3);
-    assert.deepEqual(take(e), ['free h0 on 1', 'transfer #2 h1 0->1 fetch']);
-    e.transferFinished(2, 4);
-    assert.deepEqual(take(e), ['run 1 on 0']);
-    e.taskFinished(1, 5);
-    assert.deepEqual(take(e), ['finished']);
+    evictionWritesBackHome(2); // gpu1's memory
   });
 
   test('a home no node can reach, or that does not exist, is refused in one line', () => {

@@ -25,18 +25,25 @@ interface Slice {
 const close = (actual: number, expected: number, what: string) =>
   assert.ok(Math.abs(actual - expected) < 1e-6, `${what}: ${actual} us, expected ${expected} us`);
 
+/**
+ * The trace of two tasks on one GPU, each reading its own 1 MB input over a 1 GB/s link with
+ * 10 us latency (a copy alone lasts 10 us + 1000 us), with `streams` copies at once per link.
+ */
+function twoFetches(streams: number): Slice[] {
+  const platform = testPlatform({ gpus: 1, gpuCapacity: 1e8, bandwidth: 1e9, latency: 1e-5 });
+  const g = new TaskGraph();
+  const k = g.addCodelet({ name: 'k', kinds: ['gpu'], flops: () => 1e9 });
+  const a = g.addHandle(1e6, { name: 'a' });
+  const b = g.addHandle(1e6, { name: 'b' });
+  g.submit(k, [[a, AccessMode.R]], { dims: [1] });
+  g.submit(k, [[b, AccessMode.R]], { dims: [1] });
+  const { trace } = simulate({ graph: g, platform, trace: true, streams });
+  return trace!.toJSON().traceEvents as Slice[];
+}
+
 describe('Chrome trace: copy start and queue wait', () => {
   test('two fetches on one stream: the second waits for the first, its slice starts after it', () => {
-    // Link: 1 GB/s and 10 us latency; two 1 MB inputs: each copy lasts 10 us + 1000 us.
-    const platform = testPlatform({ gpus: 1, gpuCapacity: 1e8, bandwidth: 1e9, latency: 1e-5 });
-    const g = new TaskGraph();
-    const k = g.addCodelet({ name: 'k', kinds: ['gpu'], flops: () => 1e9 });
-    const a = g.addHandle(1e6, { name: 'a' });
-    const b = g.addHandle(1e6, { name: 'b' });
-    g.submit(k, [[a, AccessMode.R]], { dims: [1] });
-    g.submit(k, [[b, AccessMode.R]], { dims: [1] });
-    const { trace } = simulate({ graph: g, platform, trace: true, streams: 1 });
-    const events = trace!.toJSON().traceEvents as Slice[];
+    const events = twoFetches(1);
     const copies = events.filter((e) => e.ph === 'X' && e.pid === 2).sort((x, y) => x.ts - y.ts);
     const queued = events.filter((e) => e.ph === 'X' && e.cat === 'queued');
     assert.deepEqual(
@@ -64,15 +71,7 @@ describe('Chrome trace: copy start and queue wait', () => {
   });
 
   test('with two streams both copies start at once and share the link: no queue slice', () => {
-    const platform = testPlatform({ gpus: 1, gpuCapacity: 1e8, bandwidth: 1e9, latency: 1e-5 });
-    const g = new TaskGraph();
-    const k = g.addCodelet({ name: 'k', kinds: ['gpu'], flops: () => 1e9 });
-    const a = g.addHandle(1e6, { name: 'a' });
-    const b = g.addHandle(1e6, { name: 'b' });
-    g.submit(k, [[a, AccessMode.R]], { dims: [1] });
-    g.submit(k, [[b, AccessMode.R]], { dims: [1] });
-    const { trace } = simulate({ graph: g, platform, trace: true, streams: 2 });
-    const events = trace!.toJSON().traceEvents as Slice[];
+    const events = twoFetches(2);
     const copies = events.filter((e) => e.ph === 'X' && e.pid === 2).sort((x, y) => x.ts - y.ts);
     assert.equal(events.filter((e) => e.cat === 'queued').length, 0);
     // Each gets half the bandwidth: 10 us + 2 MB-worth at 1 GB/s = 2010 us, on two lanes.

@@ -65,15 +65,7 @@ import {
 import { checkRecordSize, ThreadBackend } from './thread-backend.ts';
 
 export type { TaskFailure } from '../drive/driver.ts';
-export type {
-  Codelet,
-  CodeletSpec,
-  Data,
-  DataArray,
-  Mode,
-  RuntimeOptions,
-  SubmitOptions,
-} from './runtime-options.ts';
+export type * from './runtime-options.ts';
 export { Task, TaskCancelledError, TaskFailedError } from './task.ts';
 
 const MODES: Record<Mode, AccessMode> = { R: AccessMode.R, W: AccessMode.W, RW: AccessMode.RW };

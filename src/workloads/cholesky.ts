@@ -6,15 +6,7 @@
  */
 import { AccessMode, LocusError } from '../core/types.ts';
 import { spdMatrixTiles } from '../kernels/generate.ts';
-import {
-  dataSeedParam,
-  elementBytes,
-  elementType,
-  intParam,
-  MAX_TILE_SIZE,
-  once,
-  precisionParam,
-} from './common.ts';
+import { elementBytes, elementType, once, type TiledMatrixParams, tiledMatrixParams } from './common.ts';
 import { defineWorkload } from './define.ts';
 import { GEMM, POTRF, SYRK, TRSM } from './kernels.ts';
 import type { Submitter } from './submitter.ts';
@@ -24,18 +16,13 @@ import type { Workload, WorkloadInstance, WorkloadParams } from './types.ts';
 export const CHOLESKY_DEFAULTS = { tiles: 10, tileSize: 1920, precision: 'single' } as const;
 
 /** A validated Cholesky instance. */
-export interface CholeskyInstance extends WorkloadInstance {
-  tiles: number;
-  tileSize: number;
-  precision: 'single' | 'double';
+export interface CholeskyInstance extends WorkloadInstance, TiledMatrixParams {
   order: 'rows' | 'columns';
-  dataSeed: number;
 }
 
 function instance(params: WorkloadParams): CholeskyInstance {
-  const n = intParam('tiles', params.tiles, CHOLESKY_DEFAULTS.tiles, 1, 300);
-  const ts = intParam('tileSize', params.tileSize, CHOLESKY_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
-  const precision = precisionParam(params.precision);
+  const m = tiledMatrixParams(params, CHOLESKY_DEFAULTS, 300);
+  const { tiles: n, tileSize: ts, precision } = m;
   const order = params.order ?? 'rows';
   if (order !== 'rows' && order !== 'columns') {
     throw new LocusError('LOCUS_OPTION_INVALID', `order must be rows or columns (got '${String(order)}')`, {
@@ -43,11 +30,8 @@ function instance(params: WorkloadParams): CholeskyInstance {
     });
   }
   return {
-    tiles: n,
-    tileSize: ts,
-    precision,
+    ...m,
     order,
-    dataSeed: dataSeedParam(params.dataSeed),
     description: `${n}x${n} tiles of ${ts}, ${precision}`,
     dataBytes: ((n * (n + 1)) / 2) * ts * ts * elementBytes(precision),
     params: { tiles: n, tileSize: ts, precision },

@@ -6,6 +6,31 @@ import type { TaskGraph } from '../core/graph.ts';
 import { AccessMode, LocusError } from '../core/types.ts';
 import type { Workload, WorkloadParams } from './types.ts';
 
+/** The parameters of a dense tiled-matrix workload: an N x N matrix of square tiles. */
+export interface TiledMatrixParams {
+  tiles: number;
+  tileSize: number;
+  precision: 'single' | 'double';
+  dataSeed: number;
+}
+
+/**
+ * Reads a tiled-matrix workload's parameters (tiles up to `maxTiles`, tile size, precision,
+ * data seed), the defaults filling what `params` leaves out.
+ */
+export function tiledMatrixParams(
+  params: WorkloadParams,
+  defaults: { readonly tiles: number; readonly tileSize: number; readonly precision: 'single' | 'double' },
+  maxTiles: number,
+): TiledMatrixParams {
+  return {
+    tiles: intParam('tiles', params.tiles, defaults.tiles, 1, maxTiles),
+    tileSize: intParam('tileSize', params.tileSize, defaults.tileSize, 1, MAX_TILE_SIZE),
+    precision: precisionParam(params.precision ?? defaults.precision),
+    dataSeed: dataSeedParam(params.dataSeed),
+  };
+}
+
 /** Kinds of every codelet the generators register (all run on CPUs and GPUs). */
 export const CPU_GPU = ['cpu', 'gpu'] as const;
 

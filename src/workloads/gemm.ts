@@ -5,14 +5,7 @@
  */
 import { AccessMode } from '../core/types.ts';
 import { randomTile } from '../kernels/generate.ts';
-import {
-  dataSeedParam,
-  elementBytes,
-  elementType,
-  intParam,
-  MAX_TILE_SIZE,
-  precisionParam,
-} from './common.ts';
+import { elementBytes, elementType, type TiledMatrixParams, tiledMatrixParams } from './common.ts';
 import { defineWorkload } from './define.ts';
 import { GEMM } from './kernels.ts';
 import type { Submitter } from './submitter.ts';
@@ -22,22 +15,13 @@ import type { Workload, WorkloadInstance, WorkloadParams } from './types.ts';
 export const GEMM_DEFAULTS = { tiles: 8, tileSize: 960, precision: 'single' } as const;
 
 /** A validated GEMM instance. */
-export interface GemmInstance extends WorkloadInstance {
-  tiles: number;
-  tileSize: number;
-  precision: 'single' | 'double';
-  dataSeed: number;
-}
+export interface GemmInstance extends WorkloadInstance, TiledMatrixParams {}
 
 function instance(params: WorkloadParams): GemmInstance {
-  const n = intParam('tiles', params.tiles, GEMM_DEFAULTS.tiles, 1, 200);
-  const ts = intParam('tileSize', params.tileSize, GEMM_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
-  const precision = precisionParam(params.precision);
+  const m = tiledMatrixParams(params, GEMM_DEFAULTS, 200);
+  const { tiles: n, tileSize: ts, precision } = m;
   return {
-    tiles: n,
-    tileSize: ts,
-    precision,
-    dataSeed: dataSeedParam(params.dataSeed),
+    ...m,
     description: `${n}x${n} tiles of ${ts}, ${precision}`,
     dataBytes: 3 * n * n * ts * ts * elementBytes(precision),
     params: { tiles: n, tileSize: ts, precision },

@@ -6,15 +6,7 @@
  */
 import { AccessMode } from '../core/types.ts';
 import { diagDominantTiles } from '../kernels/generate.ts';
-import {
-  dataSeedParam,
-  elementBytes,
-  elementType,
-  intParam,
-  MAX_TILE_SIZE,
-  once,
-  precisionParam,
-} from './common.ts';
+import { elementBytes, elementType, once, type TiledMatrixParams, tiledMatrixParams } from './common.ts';
 import { defineWorkload } from './define.ts';
 import { GEMM, GETRF, TRSM } from './kernels.ts';
 import type { Submitter } from './submitter.ts';
@@ -24,22 +16,13 @@ import type { Workload, WorkloadInstance, WorkloadParams } from './types.ts';
 export const LU_DEFAULTS = { tiles: 10, tileSize: 960, precision: 'single' } as const;
 
 /** A validated LU instance. */
-export interface LuInstance extends WorkloadInstance {
-  tiles: number;
-  tileSize: number;
-  precision: 'single' | 'double';
-  dataSeed: number;
-}
+export interface LuInstance extends WorkloadInstance, TiledMatrixParams {}
 
 function instance(params: WorkloadParams): LuInstance {
-  const n = intParam('tiles', params.tiles, LU_DEFAULTS.tiles, 1, 200);
-  const ts = intParam('tileSize', params.tileSize, LU_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
-  const precision = precisionParam(params.precision);
+  const m = tiledMatrixParams(params, LU_DEFAULTS, 200);
+  const { tiles: n, tileSize: ts, precision } = m;
   return {
-    tiles: n,
-    tileSize: ts,
-    precision,
-    dataSeed: dataSeedParam(params.dataSeed),
+    ...m,
     description: `${n}x${n} tiles of ${ts}, ${precision}, no pivoting`,
     dataBytes: n * n * ts * ts * elementBytes(precision),
     params: { tiles: n, tileSize: ts, precision },

@@ -12,15 +12,7 @@
  */
 import { AccessMode, LocusError } from '../core/types.ts';
 import { randomTile } from '../kernels/generate.ts';
-import {
-  CPU_GPU,
-  dataSeedParam,
-  elementBytes,
-  elementType,
-  intParam,
-  MAX_TILE_SIZE,
-  precisionParam,
-} from './common.ts';
+import { CPU_GPU, elementBytes, elementType, type TiledMatrixParams, tiledMatrixParams } from './common.ts';
 import { defineWorkload } from './define.ts';
 import { GEMM, GETRF } from './kernels.ts';
 import type { Submitter } from './submitter.ts';
@@ -36,22 +28,13 @@ const LASWP = { name: 'laswp', kinds: CPU_GPU, flops: () => 0 };
 const LASWP_TRSM = { name: 'trsm', kinds: CPU_GPU, flops: (n: number) => n * n * n };
 
 /** A validated LU-with-pivoting instance. */
-export interface LuppInstance extends WorkloadInstance {
-  tiles: number;
-  tileSize: number;
-  precision: 'single' | 'double';
-  dataSeed: number;
-}
+export interface LuppInstance extends WorkloadInstance, TiledMatrixParams {}
 
 function instance(params: WorkloadParams): LuppInstance {
-  const n = intParam('tiles', params.tiles, LUPP_DEFAULTS.tiles, 1, 200);
-  const ts = intParam('tileSize', params.tileSize, LUPP_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
-  const precision = precisionParam(params.precision ?? LUPP_DEFAULTS.precision);
+  const m = tiledMatrixParams(params, LUPP_DEFAULTS, 200);
+  const { tiles: n, tileSize: ts, precision } = m;
   return {
-    tiles: n,
-    tileSize: ts,
-    precision,
-    dataSeed: dataSeedParam(params.dataSeed),
+    ...m,
     description: `${n}x${n} tiles of ${ts}, ${precision}, partial pivoting`,
     dataBytes: n * n * ts * ts * elementBytes(precision) + n * ts * 4,
     params: { tiles: n, tileSize: ts, precision },
