@@ -202,16 +202,6 @@ export class Transfers {
       }
     }
     r.flags[srcSlot]! &= ~F_AGAIN;
-    // Dropped after its task (coherence) once its copy home landed; a replica still pinned
-    // (another copy reads it) is freed when its last pin goes (MemoryManager.unpin).
-    if (
-      (r.flags[srcSlot]! & (F_DROP | F_WRITEBACK)) === F_DROP &&
-      r.pins[srcSlot] === 0 &&
-      r.alloc[srcSlot] === 1 &&
-      r.state[srcSlot] !== Replica.MODIFIED
-    ) {
-      mem.free(h, src, 'evict');
-    }
     e.requests.markDirty(src);
     e.requests.markDirty(dst);
     if (this.recycle) this.freeIds.push(id);
