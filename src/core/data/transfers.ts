@@ -11,15 +11,7 @@
 import type { Engine } from '../engine.ts';
 import { IntList } from '../growable.ts';
 import { Cmd, TransferKind } from '../protocol.ts';
-import {
-  F_AGAIN,
-  F_DROP,
-  F_EVICTING,
-  F_WRITEBACK,
-  F_WRITING,
-  Replica,
-  type ReplicaTable,
-} from './replicas.ts';
+import { F_AGAIN, F_EVICTING, F_WRITEBACK, F_WRITING, Replica, type ReplicaTable } from './replicas.ts';
 
 /** The transfer tables and the copy logic. */
 export class Transfers {
