@@ -85,7 +85,7 @@ const MAIN_GRAPHS: [string, WorkloadParams, GraphFingerprint][] = [
   ],
   [
     'cholesky',
-    {},
+    { order: 'rows' },
     {
       tasks: 220,
       handles: 55,
@@ -98,7 +98,7 @@ const MAIN_GRAPHS: [string, WorkloadParams, GraphFingerprint][] = [
   ],
   [
     'cholesky',
-    { tiles: 20 },
+    { tiles: 20, order: 'rows' },
     {
       tasks: 1540,
       handles: 210,
@@ -111,7 +111,7 @@ const MAIN_GRAPHS: [string, WorkloadParams, GraphFingerprint][] = [
   ],
   [
     'cholesky',
-    { tiles: 7, tileSize: 16, precision: 'double', order: 'columns' },
+    { tiles: 7, tileSize: 16, precision: 'double' },
     {
       tasks: 84,
       handles: 28,

@@ -40,7 +40,7 @@ export function registerRunCommand(cmd: Command): void {
     .option('--keep-outputs', "write matmul2d's C blocks back instead of discarding them")
     .option(
       '--order <order>',
-      "cholesky: trailing updates by rows (StarPU's order) or columns (seed 004's Table 5.2)",
+      "cholesky: trailing updates by columns (default: StarPU's cholesky_implicit order, seed 004's Table 5.2) or rows",
     )
     .option('--stop-after <n>', 'keep only the first n tasks and skip the final write-back', positiveInt)
     .optionsGroup('Platform:')

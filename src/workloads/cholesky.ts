@@ -1,6 +1,8 @@
 /**
  * Tiled right-looking Cholesky factorization A = L L^T (lower), in the submission order of
- * StarPU's cholesky example, as used in seed 000's Fig. 3 and seed 004's 4 x 4-block runs.
+ * StarPU's cholesky_implicit example (for each step k: POTRF, the TRSMs of column k, then for
+ * each later column n its SYRK and the GEMMs below it), as used in seed 000's Fig. 3 and seed
+ * 004's 4 x 4-block runs; `order: 'rows'` submits the trailing updates row by row instead.
  * Only the lower triangle of tiles is registered. Runs that compute factor a symmetric
  * positive definite matrix from a seeded generator (src/kernels/generate.ts).
  */
@@ -23,7 +25,7 @@ export interface CholeskyInstance extends WorkloadInstance, TiledMatrixParams {
 function instance(params: WorkloadParams): CholeskyInstance {
   const m = tiledMatrixParams(params, CHOLESKY_DEFAULTS, 300);
   const { tiles: n, tileSize: ts, precision } = m;
-  const order = params.order ?? 'rows';
+  const order = params.order ?? 'columns';
   if (order !== 'rows' && order !== 'columns') {
     throw new LocusError('LOCUS_OPTION_INVALID', `order must be rows or columns (got '${String(order)}')`, {
       params: ['order'],

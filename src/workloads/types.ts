@@ -30,9 +30,9 @@ export interface WorkloadParams {
   /** Keep matmul2d's C blocks (write them back) instead of discarding them as seed 000 does. */
   keepOutputs?: boolean;
   /**
-   * Cholesky: order of each step's trailing updates: 'rows' (StarPU's example, default: for
-   * each row m, the GEMMs then the SYRK of row m) or 'columns' (seed 004's Table 5.2: for each
-   * column n, the SYRK of n then the GEMMs below it).
+   * Cholesky: order of each step's trailing updates: 'columns' (default: for each column n, the
+   * SYRK of n then the GEMMs below it, as StarPU's cholesky_implicit example and seed 004's
+   * Table 5.2 submit them) or 'rows' (for each row m, the GEMMs of row m then its SYRK).
    */
   order?: 'rows' | 'columns';
   /**
