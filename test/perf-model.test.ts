@@ -220,6 +220,12 @@ describe('real runs and the model store', () => {
     for (const w of p.workers) {
       assert.ok(Math.abs(w.codeletFlops.potrf! / 4e9 - 1) < 1e-4);
       assert.ok(Math.abs(w.flops / 4e9 - 1) < 1e-4);
+      // Each measured footprint exports as a duration rule, then the tile's rate for the others.
+      const rules = w.codeletModels!.gemm!;
+      assert.deepEqual(rules[0]!.sizes, [bytes, bytes, bytes]);
+      assert.equal(rules[0]!.duration, (2 * n ** 3) / 4e9);
+      assert.equal(rules.length, 2);
+      assert.ok(Math.abs(rules[1]!.rate! / 4e9 - 1) < 1e-4);
     }
     const link = p.links.find((l) => l.name === 'ram->gpu0')!;
     assert.ok(Math.abs(link.bandwidth / pairs[0]!.bandwidth - 1) < 1e-4);

@@ -10,7 +10,7 @@ import { LocusError } from '../core/types.ts';
 import { APP_CODELETS, calibrate } from '../exec/calibrate.ts';
 import { ModelStore, machineDir } from '../perf/store.ts';
 import { resolvePlatform } from '../platform/presets.ts';
-import { parsePlatformFile } from '../platform/schema.ts';
+import { type FootprintRuleSpec, parsePlatformFile } from '../platform/schema.ts';
 import { platformToJson } from '../platform/to-json.ts';
 import { TILE_CODELETS } from '../workloads/kernels.ts';
 import { isInterrupted } from './errors.ts';
@@ -131,14 +131,14 @@ export function exportPlatform(platform: Platform, dir: string, tile: number): s
   const bus = store.loadBus(platform.name)?.pairs ?? [];
   const file = JSON.parse(platformToJson(platform)) as {
     name: string;
-    workers: { kind: 'cpu' | 'gpu'; rate: string; codelets?: Record<string, string> }[];
+    workers: { kind: 'cpu' | 'gpu'; rate: string; codelets?: Record<string, string | FootprintRuleSpec[]> }[];
     links: { from: string; to: string; bandwidth: string; latency: string }[];
     hostBus?: { bandwidth: string; latency: string };
   };
   file.name = `${platform.name}-calibrated`;
   const missing: string[] = [];
   for (const w of file.workers) {
-    const codelets: Record<string, string> = {};
+    const codelets: Record<string, string | FootprintRuleSpec[]> = {};
     for (const c of APP_CODELETS) {
       const tiles = c === 'gemm' ? 3 : c === 'potrf' || c === 'getrf' ? 1 : 2;
       const footprint = Array.from({ length: tiles }, () => tile * tile * 8).join(',');
@@ -147,9 +147,15 @@ export function exportPlatform(platform: Platform, dir: string, tile: number): s
         missing.push(`${c}/${w.kind}`);
         continue;
       }
-      codelets[c] = `${(TILE_CODELETS[c].flops!(tile) / e.mean / 1e9).toPrecision(6)}GFlop/s`;
+      const rate = `${(TILE_CODELETS[c].flops!(tile) / e.mean / 1e9).toPrecision(6)}GFlop/s`;
+      if (c === 'gemm') w.rate = rate;
+      // Every measured footprint's mean duration, then the tile's rate for the others.
+      const measured = history
+        .entries(c)
+        .filter((m) => m.kind === w.kind && m.count > 0)
+        .map((m) => ({ footprint: m.footprint.split(',').map(Number), duration: `${m.mean}s` }));
+      codelets[c] = [...measured, { rate }];
     }
-    if (codelets.gemm) w.rate = codelets.gemm;
     w.codelets = codelets;
   }
   if (missing.length > 0) {

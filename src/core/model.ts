@@ -5,6 +5,7 @@
  * the same interface. Schedulers see estimates through it; the simulator also uses it for
  * the durations it simulates.
  */
+import { type FootprintRule, footprintDuration } from './footprint.ts';
 import type { TaskGraph } from './graph.ts';
 import { type Platform, routeOf, workerRate } from './platform.ts';
 
@@ -23,9 +24,14 @@ export interface DurationModel {
   needsCalibration?(graph: TaskGraph, task: number, worker: number, calibrating: boolean): boolean;
 }
 
-/** Durations from the platform's figures: flops over the worker's rate for the codelet. */
+/**
+ * Durations from the platform's figures: the worker's footprint rules for the codelet when one
+ * matches the task (src/core/footprint.ts), otherwise flops over the worker's rate for it.
+ */
 export class PlatformModel implements DurationModel {
   private rates: Float64Array;
+  /** rules[codelet * workers + worker]: that worker's footprint rules for the codelet, if any. */
+  private rules: (readonly FootprintRule[] | undefined)[] = [];
   private codeletCount = 0;
   private readonly nodes: number;
   private readonly routeLatency: Float64Array;
@@ -67,8 +73,13 @@ export class PlatformModel implements DurationModel {
     const rates = new Float64Array(n * nw);
     rates.set(this.rates);
     for (let c = this.codeletCount; c < n; c++) {
-      for (let w = 0; w < nw; w++)
-        rates[c * nw + w] = workerRate(this.platform.workers[w]!, graph.codelets[c]!.name);
+      const name = graph.codelets[c]!.name;
+      for (let w = 0; w < nw; w++) {
+        const worker = this.platform.workers[w]!;
+        rates[c * nw + w] = workerRate(worker, name);
+        const rules = worker.codeletModels?.[name];
+        this.rules[c * nw + w] = rules !== undefined && rules.length > 0 ? rules : undefined;
+      }
     }
     this.rates = rates;
     this.codeletCount = n;
@@ -77,8 +88,13 @@ export class PlatformModel implements DurationModel {
   taskDuration(graph: TaskGraph, task: number, worker: number): number {
     const c = graph.taskCodelet.data[task]!;
     if (c >= this.codeletCount) this.addCodelets(graph);
-    const rate = this.rates[c * this.platform.workers.length + worker]!;
-    return graph.taskFlops.data[task]! / rate;
+    const slot = c * this.platform.workers.length + worker;
+    const rules = this.rules[slot];
+    if (rules !== undefined) {
+      const d = footprintDuration(graph, task, rules);
+      if (!Number.isNaN(d)) return d; // a rule matched
+    }
+    return graph.taskFlops.data[task]! / this.rates[slot]!;
   }
 
   transferTime(src: number, dst: number, bytes: number): number {

@@ -3,6 +3,7 @@
  * src/platform builds one from a validated JSON file or a preset; the engine and the
  * drivers only read it. Units are SI: bytes, seconds, bytes per second, flop per second.
  */
+import type { FootprintRule } from './footprint.ts';
 import type { WorkerKind } from './types.ts';
 
 /** A memory node: host RAM or one GPU's memory. */
@@ -27,6 +28,11 @@ export interface Worker {
   readonly flops: number;
   /** Per-codelet compute rates in flop/s (keyed by codelet name); overrides `flops`. */
   readonly codeletFlops: Readonly<Record<string, number>>;
+  /**
+   * Per-codelet footprint rules (src/core/footprint.ts), tried before the rates: a duration or
+   * rate per data-size footprint. Absent or empty: the rates apply to every task.
+   */
+  readonly codeletModels?: Readonly<Record<string, readonly FootprintRule[]>>;
   /** Power drawn in each state (seed 002's energy model), when the platform gives it. */
   readonly power?: WorkerPower;
 }

@@ -50,10 +50,19 @@ export function describePlatform(p: Platform): string {
   );
   lines.push(`  memory: ${nodeText.join('; ')}`);
 
-  const workerGroups = groupBy(p.workers, (w) => `${w.kind} ${w.flops} ${JSON.stringify(w.codeletFlops)}`);
+  const workerGroups = groupBy(
+    p.workers,
+    (w) => `${w.kind} ${w.flops} ${JSON.stringify(w.codeletFlops)} ${JSON.stringify(w.codeletModels)}`,
+  );
   for (const g of workerGroups) {
     const w = g[0]!;
-    const codelets = Object.entries(w.codeletFlops).map(([c, r]) => `${c} ${formatRate(r)}`);
+    const models = w.codeletModels ?? {};
+    const codelets = Object.entries(w.codeletFlops)
+      .filter(([c]) => models[c] === undefined)
+      .map(([c, r]) => `${c} ${formatRate(r)}`);
+    for (const [c, rules] of Object.entries(models)) {
+      codelets.push(`${c} by footprint (${rules.length} rule${rules.length === 1 ? '' : 's'})`);
+    }
     const rates = `${formatRate(w.flops)}${codelets.length ? ` (${codelets.join(', ')})` : ''}`;
     lines.push(`  ${w.kind} workers (${g.length}): ${names(g.map((x) => x.name))} at ${rates}`);
   }

@@ -5,6 +5,7 @@
  */
 import { basename } from 'node:path';
 import { z } from 'zod';
+import type { FootprintRule } from '../core/footprint.ts';
 import type { Link, MemoryNode, Platform, Worker } from '../core/platform.ts';
 import { LocusError, type WorkerKind } from '../core/types.ts';
 import { parseBandwidth, parseDuration, parsePower, parseRate, parseSize } from './units.ts';
@@ -34,12 +35,31 @@ export interface WorkerSpec {
   memory: string;
   /** Default compute rate ("12.6TFlop/s", flop/s). */
   rate: Quantity;
-  /** Per-codelet compute rates, overriding `rate`. */
-  codelets?: Record<string, Quantity>;
+  /**
+   * Per-codelet compute rates, overriding `rate`; or, per codelet, a list of footprint rules
+   * (durations or rates by data sizes, tried in order: src/core/footprint.ts).
+   */
+  codelets?: Record<string, Quantity | FootprintRuleSpec[]>;
   /** Number of identical workers (default 1: one worker named `name`). */
   count?: number;
   /** Watts per state (seed 002's energy model); see WorkerPower. */
   power?: { computing: Quantity; polling: Quantity; blocked: Quantity; controlThread?: Quantity };
+}
+
+/**
+ * A footprint rule of a platform file: which tasks it matches (`footprint`: the sizes of the
+ * task's data in access order; `bytes`: their total; neither: every task) and how long they
+ * take (`duration`, or `rate` in flop/s).
+ */
+export interface FootprintRuleSpec {
+  /** Sizes of the task's data, in access order ("14.0625MiB" or bytes). */
+  footprint?: Quantity[];
+  /** Total size of the task's data. */
+  bytes?: Quantity;
+  /** Duration of a matching task ("41.2ms", seconds). */
+  duration?: Quantity;
+  /** Compute rate of a matching task ("10TFlop/s"). */
+  rate?: Quantity;
 }
 
 /** A shared link that link routes can cross (`via`), such as one PCIe bus for two GPUs. */
@@ -125,6 +145,8 @@ export const PLATFORM_LIMITS = {
   buses: 1024,
   /** Per-codelet rates of one worker. */
   codelets: 1024,
+  /** Sizes in one footprint rule (a task's accesses). */
+  footprintSizes: 1024,
   /** Largest finite memory capacity in bytes: 1 EiB. */
   capacity: 2 ** 60,
   /** Largest link latency in seconds. */
@@ -157,6 +179,46 @@ const latency = quantity((v) => {
 }).optional();
 const rate = quantity(parseRate);
 const power = quantity(parsePower);
+const size = quantity(parseSize);
+const duration = quantity(parseDuration);
+
+/** Rules per codelet and worker, at most (a calibrated export writes one per measured footprint). */
+const MAX_FOOTPRINT_RULES = 4096;
+
+/** A footprint rule: at most one of footprint/bytes, exactly one of duration/rate. */
+const footprintRule = z
+  .strictObject({
+    footprint: z.array(size).min(1).max(PLATFORM_LIMITS.footprintSizes).optional(),
+    bytes: size.optional(),
+    duration: duration.optional(),
+    rate: rate.optional(),
+  })
+  .superRefine((r, ctx) => {
+    if (r.footprint !== undefined && r.bytes !== undefined) {
+      ctx.addIssue({ code: 'custom', message: "give 'footprint' or 'bytes', not both" });
+    }
+    if ((r.duration === undefined) === (r.rate === undefined)) {
+      ctx.addIssue({ code: 'custom', message: "give exactly one of 'duration' and 'rate'" });
+    }
+    if (r.duration !== undefined && !(r.duration > 0)) {
+      ctx.addIssue({ code: 'custom', message: 'duration must be positive', path: ['duration'] });
+    }
+  });
+
+const footprintRules = z.array(footprintRule).min(1).max(MAX_FOOTPRINT_RULES);
+
+/**
+ * A codelet's entry: a rate, or a list of footprint rules. Dispatched on the value's shape (not
+ * a zod union) so that an error names the field that is wrong rather than "invalid input".
+ */
+const codeletEntry = z.unknown().transform((v, ctx): number | z.output<typeof footprintRules> => {
+  const result = Array.isArray(v) ? footprintRules.safeParse(v, { error: issueMessage }) : rate.safeParse(v);
+  if (result.success) return result.data;
+  for (const issue of result.error.issues) {
+    ctx.issues.push({ code: 'custom', message: issue.message, input: v, path: issue.path });
+  }
+  return z.NEVER;
+});
 
 /** The zod schema of a platform file; unknown fields are errors (they are usually typos). */
 export const platformFileSchema = z.strictObject({
@@ -174,7 +236,7 @@ export const platformFileSchema = z.strictObject({
         memory: name,
         rate,
         codelets: z
-          .record(name, rate)
+          .record(name, codeletEntry)
           .refine((c) => Object.keys(c).length <= PLATFORM_LIMITS.codelets, {
             message: `at most ${PLATFORM_LIMITS.codelets} codelets`,
           })
@@ -340,6 +402,22 @@ function compileParsed(spec: ParsedPlatformFile, source: string, defaultName: st
         `the platform would have more than ${PLATFORM_LIMITS.workers} workers (the limit); group fewer cores`,
       );
     }
+    const rates: Record<string, number> = {};
+    const models: Record<string, FootprintRule[]> = {};
+    for (const [codelet, entry] of Object.entries(w.codelets ?? {})) {
+      if (typeof entry === 'number') {
+        rates[codelet] = entry;
+        continue;
+      }
+      models[codelet] = entry.map((r) => ({
+        ...(r.footprint !== undefined ? { sizes: r.footprint } : {}),
+        ...(r.bytes !== undefined ? { bytes: r.bytes } : {}),
+        ...(r.duration !== undefined ? { duration: r.duration } : { rate: r.rate! }),
+      }));
+      // A catch-all rule's rate is also the codelet's rate, for what reads rates only.
+      const fallback = entry.find((r) => r.footprint === undefined && r.bytes === undefined);
+      if (fallback?.rate !== undefined) rates[codelet] = fallback.rate;
+    }
     const names =
       w.count === undefined ? [w.name] : Array.from({ length: w.count }, (_, k) => `${w.name}${k}`);
     for (const workerName of names) {
@@ -352,7 +430,8 @@ function compileParsed(spec: ParsedPlatformFile, source: string, defaultName: st
         kind: w.kind,
         node,
         flops: w.rate,
-        codeletFlops: { ...w.codelets },
+        codeletFlops: rates,
+        ...(Object.keys(models).length ? { codeletModels: models } : {}),
         ...(w.power ? { power: { ...w.power, controlThread: w.power.controlThread ?? 0 } } : {}),
       });
     }

@@ -3,10 +3,20 @@
  * route must be one link of its own, then shared buses, then (for routes touching the host)
  * the host bus, which is how the compiler builds them.
  */
+import type { FootprintRule } from '../core/footprint.ts';
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
-import type { BusSpec, LinkSpec, PlatformFile, WorkerSpec } from './schema.ts';
+import type { BusSpec, FootprintRuleSpec, LinkSpec, PlatformFile, Quantity, WorkerSpec } from './schema.ts';
 import { exactBandwidth, exactDuration, exactPower, exactRate, exactSize } from './units.ts';
+
+/** A footprint rule as written in a platform file. */
+function ruleSpec(r: FootprintRule): FootprintRuleSpec {
+  return {
+    ...(r.sizes !== undefined ? { footprint: r.sizes.map(exactSize) } : {}),
+    ...(r.bytes !== undefined ? { bytes: exactSize(r.bytes) } : {}),
+    ...(r.duration !== undefined ? { duration: exactDuration(r.duration) } : { rate: exactRate(r.rate!) }),
+  };
+}
 
 /**
  * The workers of `p` as file entries; a run of identical workers named x0, x1, ... x{K-1}
@@ -16,7 +26,7 @@ function workerSpecs(p: Platform): WorkerSpec[] {
   const specs: WorkerSpec[] = [];
   const key = (i: number) => {
     const w = p.workers[i]!;
-    return JSON.stringify([w.kind, w.node, w.flops, w.codeletFlops, w.power]);
+    return JSON.stringify([w.kind, w.node, w.flops, w.codeletFlops, w.codeletModels, w.power]);
   };
   for (let i = 0; i < p.workers.length; ) {
     const w = p.workers[i]!;
@@ -30,15 +40,17 @@ function workerSpecs(p: Platform): WorkerSpec[] {
     ) {
       k++;
     }
-    const codelets = Object.entries(w.codeletFlops);
+    const models = w.codeletModels ?? {};
+    const codelets: [string, Quantity | FootprintRuleSpec[]][] = Object.entries(w.codeletFlops)
+      .filter(([c]) => models[c] === undefined)
+      .map(([c, r]) => [c, exactRate(r)]);
+    for (const [c, rules] of Object.entries(models)) codelets.push([c, rules.map(ruleSpec)]);
     specs.push({
       name: k > 1 ? base! : w.name,
       kind: w.kind,
       memory: p.nodes[w.node]!.name,
       rate: exactRate(w.flops),
-      ...(codelets.length
-        ? { codelets: Object.fromEntries(codelets.map(([c, r]) => [c, exactRate(r)])) }
-        : {}),
+      ...(codelets.length ? { codelets: Object.fromEntries(codelets) } : {}),
       ...(k > 1 ? { count: k } : {}),
       ...(w.power
         ? {
