@@ -37,6 +37,11 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
       "run a workload over sizes x policies x repetitions; write CSVs and plots (seed 000's Figures 2 and 3: --figure fig2|fig3)",
     register: async (program) => (await import('./sweep-command.ts')).registerSweepCommand(program),
   },
+  partition: {
+    summary: "split an iterated kernel sequence over the devices (seed 003's benchmarks and strategies)",
+    register: async (program, name, summary) =>
+      (await import('./partition-command.ts')).registerPartitionCommand(program, name, summary),
+  },
   calibrate: {
     summary: "measure this machine's bus and tune the kernels' performance models (real runs)",
     register: calibrateCommands,

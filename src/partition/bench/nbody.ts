@@ -1,0 +1,275 @@
+/**
+ * N-body with a cut-off distance in the manner of SOTL (seed 003 section V): particles in a
+ * square box divided into `nb x nb` bins whose side is the cut-off; every iteration
+ * - `bin`: each particle's bin (a work-group per particle),
+ * - `count`, `scan`, `scatter`: a counting sort into bins (work-groups are bins). Since a
+ *   particle moves less than one bin per step, the particles landing in bin `b` come from the
+ *   old bins around `b`, reached through the old start offsets: a monotone indirection, so each
+ *   bin-range of the sort reads only its neighbourhood,
+ * - `force`: each particle of bin `b` against the particles of the bins around `b` within the
+ *   cut-off (a work-group per bin; the neighbourhood of rows `b - nb - 1 .. b + nb + 1`, through
+ *   the new start offsets),
+ * - `move`: velocities and positions (a work-group per particle), walls reflect,
+ * - `restart`: the new offsets become the old ones.
+ * Particles start packed in one corner and drift, so the load per bin (and per sub-range)
+ * changes from one iteration to the next, which is what the adaptive strategies must follow.
+ */
+import { Rng } from '../../core/rng.ts';
+import {
+  affine,
+  indirect,
+  type KernelSequence,
+  type Memory,
+  type PartitionKernel,
+  prefix,
+} from '../kernel.ts';
+
+/** The N-body sequence: `n` particles, `nb x nb` bins, seeded start. */
+export function nbodySequence(n: number, nb: number, seed: number): KernelSequence {
+  const B = nb * nb;
+  const side = 1; // bin side = cut-off
+  const L = nb * side;
+  const dt = 0.05;
+  const vmax = (0.9 * side) / dt;
+  const rng = new Rng(seed);
+  const rand = () => rng.int(1 << 24) / (1 << 24);
+  const binOf = (x: number, y: number) =>
+    Math.min(nb - 1, Math.floor(y / side)) * nb + Math.min(nb - 1, Math.floor(x / side));
+  // Start: a dense blob in one corner drifting towards the other, sorted by bin.
+  const raw: { x: number; y: number; vx: number; vy: number; b: number }[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = rand() * L * 0.35;
+    const y = rand() * L * 0.35;
+    raw.push({
+      x,
+      y,
+      vx: (0.3 + 0.4 * rand()) * vmax * 0.5,
+      vy: (0.2 + 0.5 * rand()) * vmax * 0.5,
+      b: binOf(x, y),
+    });
+  }
+  raw.sort((p, q) => p.b - q.b);
+  const pos = new Float64Array(2 * n);
+  const vel = new Float64Array(2 * n);
+  const start = new Int32Array(B + 1);
+  raw.forEach((p, i) => {
+    pos[2 * i] = p.x;
+    pos[2 * i + 1] = p.y;
+    vel[2 * i] = p.vx;
+    vel[2 * i + 1] = p.vy;
+    start[p.b + 1]!++;
+  });
+  for (let b = 0; b < B; b++) start[b + 1] = start[b + 1]! + start[b]!;
+  const lo3 = (b: number) => Math.max(0, b - nb - 1);
+  const hi3 = (b: number) => Math.min(B, b + nb + 2);
+  const near = (idx: string, scale = 1) => indirect(idx, 1, -(nb + 1), nb + 1, scale);
+
+  const kernels: PartitionKernel[] = [
+    {
+      name: 'bin',
+      codelet: 'nbody-bin',
+      workGroups: n,
+      accesses: [
+        { buffer: 'pos', read: [affine(2, 0, 0)] },
+        { buffer: 'bin', write: [affine(1, 0, 0)] },
+      ],
+      run(m: Memory, lo: number, hi: number) {
+        const p = m.pos!;
+        const bin = m.bin!;
+        for (let i = lo; i < hi; i++) bin[i] = binOf(p[2 * i]!, p[2 * i + 1]!);
+      },
+      work: (_m, lo, hi) => 4 * (hi - lo),
+    },
+    {
+      name: 'count',
+      codelet: 'nbody-sort',
+      workGroups: B,
+      accesses: [
+        { buffer: 'start', read: [affine(1, -(nb + 1), nb + 2)] },
+        { buffer: 'bin', read: [near('start')] },
+        { buffer: 'count', write: [affine(1, 0, 0)] },
+      ],
+      run(m: Memory, lo: number, hi: number) {
+        const s = m.start!;
+        const bin = m.bin!;
+        const c = m.count!;
+        for (let b = lo; b < hi; b++) {
+          let k = 0;
+          for (let i = s[lo3(b)]!; i < s[hi3(b)]!; i++) if (bin[i] === b) k++;
+          c[b] = k;
+        }
+      },
+      work(m: Memory, lo: number, hi: number) {
+        const s = m.start!;
+        let w = 0;
+        for (let b = lo; b < hi; b++) w += s[hi3(b)]! - s[lo3(b)]!;
+        return w;
+      },
+    },
+    {
+      name: 'scan',
+      codelet: 'nbody-sort',
+      workGroups: B,
+      accesses: [
+        { buffer: 'count', read: [prefix(1, 0)] },
+        { buffer: 'nstart', write: [affine(1, 1, 1)] },
+      ],
+      run(m: Memory, lo: number, hi: number) {
+        const c = m.count!;
+        const ns = m.nstart!;
+        for (let b = lo; b < hi; b++) {
+          let s = 0;
+          for (let j = 0; j <= b; j++) s += c[j]!;
+          ns[b + 1] = s;
+        }
+      },
+      work: (_m, lo, hi) => ((hi * (hi + 1)) / 2 - (lo * (lo + 1)) / 2) * 1,
+    },
+    {
+      name: 'scatter',
+      codelet: 'nbody-sort',
+      workGroups: B,
+      accesses: [
+        { buffer: 'nstart', read: [affine(1, 0, 0)] },
+        { buffer: 'start', read: [affine(1, -(nb + 1), nb + 2)] },
+        { buffer: 'bin', read: [near('start')] },
+        { buffer: 'pos', read: [near('start', 2)] },
+        { buffer: 'vel', read: [near('start', 2)] },
+        { buffer: 'npos', write: [indirect('nstart', 1, 0, 0, 2)] },
+        { buffer: 'nvel', write: [indirect('nstart', 1, 0, 0, 2)] },
+      ],
+      run(m: Memory, lo: number, hi: number) {
+        const {
+          nstart: ns,
+          start: s,
+          bin,
+          pos: p,
+          vel: v,
+          npos: np,
+          nvel: nv,
+        } = m as Record<string, Float64Array>;
+        for (let b = lo; b < hi; b++) {
+          let dst = ns![b]!;
+          for (let i = s![lo3(b)]!; i < s![hi3(b)]!; i++) {
+            if (bin![i] !== b) continue;
+            np![2 * dst] = p![2 * i]!;
+            np![2 * dst + 1] = p![2 * i + 1]!;
+            nv![2 * dst] = v![2 * i]!;
+            nv![2 * dst + 1] = v![2 * i + 1]!;
+            dst++;
+          }
+        }
+      },
+      work(m: Memory, lo: number, hi: number) {
+        const s = m.start!;
+        let w = 0;
+        for (let b = lo; b < hi; b++) w += s[hi3(b)]! - s[lo3(b)]!;
+        return 2 * w;
+      },
+    },
+    {
+      name: 'force',
+      codelet: 'nbody-force',
+      workGroups: B,
+      accesses: [
+        { buffer: 'nstart', read: [affine(1, -(nb + 1), nb + 2)] },
+        { buffer: 'npos', read: [near('nstart', 2)] },
+        { buffer: 'acc', write: [indirect('nstart', 1, 0, 0, 2)] },
+      ],
+      run(m: Memory, lo: number, hi: number) {
+        const ns = m.nstart!;
+        const p = m.npos!;
+        const a = m.acc!;
+        for (let b = lo; b < hi; b++) {
+          const q0 = ns[lo3(b)]!;
+          const q1 = ns[hi3(b)]!;
+          for (let i = ns[b]!; i < ns[b + 1]!; i++) {
+            const xi = p[2 * i]!;
+            const yi = p[2 * i + 1]!;
+            let fx = 0;
+            let fy = 0;
+            for (let j = q0; j < q1; j++) {
+              if (j === i) continue;
+              const dx = xi - p[2 * j]!;
+              const dy = yi - p[2 * j + 1]!;
+              const r2 = dx * dx + dy * dy;
+              if (r2 >= side * side || r2 === 0) continue;
+              const f = (side - Math.sqrt(r2)) / (r2 + 0.01);
+              fx += f * dx;
+              fy += f * dy;
+            }
+            a[2 * i] = fx;
+            a[2 * i + 1] = fy;
+          }
+        }
+      },
+      work(m: Memory, lo: number, hi: number) {
+        const ns = m.nstart!;
+        let pairs = 0;
+        for (let b = lo; b < hi; b++) pairs += (ns[b + 1]! - ns[b]!) * (ns[hi3(b)]! - ns[lo3(b)]!);
+        return 20 * pairs;
+      },
+    },
+    {
+      name: 'move',
+      codelet: 'nbody-move',
+      workGroups: n,
+      accesses: [
+        { buffer: 'npos', read: [affine(2, 0, 0)] },
+        { buffer: 'nvel', read: [affine(2, 0, 0)] },
+        { buffer: 'acc', read: [affine(2, 0, 0)] },
+        { buffer: 'pos', write: [affine(2, 0, 0)] },
+        { buffer: 'vel', write: [affine(2, 0, 0)] },
+      ],
+      run(m: Memory, lo: number, hi: number) {
+        const { npos: np, nvel: nv, acc: a, pos: p, vel: v } = m as Record<string, Float64Array>;
+        for (let i = lo; i < hi; i++) {
+          for (let c = 0; c < 2; c++) {
+            const k = 2 * i + c;
+            let vk = nv![k]! + a![k]! * dt;
+            vk = Math.max(-vmax, Math.min(vmax, vk));
+            let x = np![k]! + vk * dt;
+            if (x < 0) {
+              x = -x;
+              vk = -vk;
+            } else if (x >= L) {
+              x = 2 * L - x - 1e-9;
+              vk = -vk;
+            }
+            p![k] = x;
+            v![k] = vk;
+          }
+        }
+      },
+      work: (_m, lo, hi) => 12 * (hi - lo),
+    },
+    {
+      name: 'restart',
+      codelet: 'nbody-bin',
+      workGroups: B,
+      accesses: [
+        { buffer: 'nstart', read: [affine(1, 1, 1)] },
+        { buffer: 'start', write: [affine(1, 1, 1)] },
+      ],
+      run(m: Memory, lo: number, hi: number) {
+        for (let b = lo; b < hi; b++) m.start![b + 1] = m.nstart![b + 1]!;
+      },
+      work: (_m, lo, hi) => hi - lo,
+    },
+  ];
+  return {
+    name: 'nbody',
+    buffers: [
+      { name: 'pos', init: pos },
+      { name: 'vel', init: vel },
+      { name: 'start', init: start },
+      { name: 'bin', init: new Int32Array(n) },
+      { name: 'count', init: new Int32Array(B) },
+      { name: 'nstart', init: new Int32Array(B + 1) },
+      { name: 'npos', init: new Float64Array(2 * n) },
+      { name: 'nvel', init: new Float64Array(2 * n) },
+      { name: 'acc', init: new Float64Array(2 * n) },
+    ],
+    kernels,
+  };
+}

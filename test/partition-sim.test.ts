@@ -1,0 +1,47 @@
+/**
+ * Simulated split runs: a sub-kernel's time is the work in its own sub-range (non-zeros of its
+ * rows, for the sparse products) over its device's rate for the codelet, and an iteration lasts
+ * at least its slowest sub-kernel.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { spmv2Sequence } from '../src/partition/bench/spmv2.ts';
+import { deviceRate, partitionDevices } from '../src/partition/devices.ts';
+import { FixedRatiosStrategy } from '../src/partition/fixed.ts';
+import { runPartitioned } from '../src/partition/runner.ts';
+import { splitRange } from '../src/partition/split.ts';
+import { resolvePlatform } from '../src/platform/index.ts';
+
+describe('simulated sub-kernel times', () => {
+  test('2SpMV: each sub-kernel takes 2 x its non-zeros over its device rate', () => {
+    const platform = resolvePlatform('hannibal', { gpus: 2 });
+    const devices = partitionDevices(platform);
+    const sequence = spmv2Sequence(400, 32, 5);
+    const ratios = [
+      [0.5, 0.3, 0.2],
+      [0.1, 0.6, 0.3],
+    ];
+    const r = runPartitioned({
+      sequence,
+      platform,
+      devices,
+      strategy: new FixedRatiosStrategy(ratios),
+      iterations: 2,
+    });
+    for (const it of r.iterations) {
+      sequence.kernels.forEach((kernel, k) => {
+        const rowptr = sequence.buffers.find((b) => b.name === (k === 0 ? 'A.rowptr' : 'B.rowptr'))!.init;
+        splitRange(kernel.workGroups, ratios[k]!).forEach(([lo, hi], d) => {
+          const nnz = rowptr[hi]! - rowptr[lo]!;
+          const expected = (2 * nnz) / deviceRate(platform, devices[d]!, 'spmv');
+          const got = it.observation.seconds[k]![d]!;
+          assert.ok(
+            Math.abs(got - expected) <= 1e-12 * expected,
+            `kernel ${k} device ${d}: ${got} vs ${expected}`,
+          );
+          assert.ok(it.seconds >= got);
+        });
+      });
+    }
+  });
+});
