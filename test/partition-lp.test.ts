@@ -24,6 +24,8 @@ import type {
   SequenceShape,
   TransferObservation,
 } from '../src/partition/strategy.ts';
+import { describePlatform, resolvePlatform } from '../src/platform/index.ts';
+import { SBAC18_KERNELS, sbac18CodeletRates } from '../src/platform/sbac18.ts';
 
 /** A shape of m kernels on n devices with the given dependencies and seconds per byte. */
 function shapeOf(
@@ -424,5 +426,52 @@ describe('yalps against HiGHS', () => {
       ),
       { numRuns: 80 },
     );
+  });
+});
+
+describe('the sbac18 preset (seed 003 machine)', () => {
+  test('one CPU device and 3 M2075 with 6 GiB, every seed codelet rated on both kinds, bytes / bandwidth', () => {
+    const p = resolvePlatform('sbac18');
+    assert.deepEqual(
+      p.workers.map((w) => [w.name, w.kind]),
+      [
+        ['gpu0', 'gpu'],
+        ['gpu1', 'gpu'],
+        ['gpu2', 'gpu'],
+        ['cpu0', 'cpu'],
+      ],
+    );
+    assert.deepEqual(
+      p.nodes.map((x) => [x.name, x.capacity]),
+      [
+        ['ram', 64 * 2 ** 30],
+        ['gpu0', 6 * 2 ** 30],
+        ['gpu1', 6 * 2 ** 30],
+        ['gpu2', 6 * 2 ** 30],
+      ],
+    );
+    const names = Object.keys(SBAC18_KERNELS).sort();
+    assert.deepEqual(names, [
+      'fdtd-ex',
+      'fdtd-ey',
+      'fdtd-hz',
+      'jacobi-copy',
+      'jacobi-stencil',
+      'nbody-count',
+      'nbody-force',
+      'nbody-scan',
+      'nbody-scatter',
+      'spmv',
+    ]);
+    for (const w of p.workers) assert.deepEqual(Object.keys(w.codeletFlops).sort(), names, w.name);
+    // Jacobi's copy on a GPU: 16 B per point at 70% of 150 GB/s.
+    assert.ok(close(p.workers[0]!.codeletFlops['jacobi-copy']!, (0.7 * 150e9) / 16));
+    // The force kernel: 20 single-precision flops per pair at half of 1030 GFlop/s.
+    assert.ok(close(sbac18CodeletRates('gpu')['nbody-force'], (0.5 * 1030e9) / 20));
+    // The CPU device: 16 B per point at 60% of 2 x 51.2 GB/s.
+    assert.ok(close(p.workers[3]!.codeletFlops['jacobi-copy']!, (0.6 * 102.4e9) / 16));
+    assert.match(describePlatform(p), /^sbac18: 4 memory nodes, 4 workers/);
+    assert.equal(resolvePlatform('sbac18', { gpus: 1 }).workers.length, 2);
+    assert.throws(() => resolvePlatform('sbac18', { cpus: 2 }), LocusError);
   });
 });
