@@ -17,6 +17,7 @@ import {
   type MachineSpec,
   type Preset,
 } from './machine.ts';
+import { sbac18 } from './sbac18.ts';
 import { parsePower, parseSize } from './units.ts';
 
 /** Builds the Preset object from its figures and a builder. */
@@ -553,4 +554,5 @@ export const PRESETS: Readonly<Record<string, Preset>> = {
   'ac-node': acNode,
   'cpu+gpu': cpuGpu,
   local,
+  sbac18,
 };
