@@ -15,7 +15,7 @@ import {
   runPartitioned,
   runSequential,
 } from '../partition/runner.ts';
-import { createStrategy, hasStrategy, oracleStrategy, STRATEGY_NAMES } from '../partition/strategies.ts';
+import { createStrategy, oracleStrategy, STRATEGY_NAMES } from '../partition/strategies.ts';
 import type { PartitionStrategy } from '../partition/strategy.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { naturalInt, positiveInt, seedValue } from './options.ts';
@@ -97,8 +97,6 @@ export function partitionCommand(o: PartitionCliOptions): void {
         `--slow-device: no device '${o.slowDevice}' on ${platform.name}; its devices are ${devices.map((d) => d.name).join(', ')}`,
       );
   }
-  // Checked first, so a missing strategy fails before any run.
-  if (o.strategy === 'oracle' && !hasStrategy('oracle')) createStrategy('oracle'); // throws, naming what is missing
   const strategy = createStrategy(o.strategy === 'oracle' ? 'adaptive-comm' : o.strategy);
   const base = { sequence, platform, iterations: o.iterations, mode } as const;
   const slow = slowDevice !== undefined ? { slowDevice, slowdown: o.slowdown! } : {};

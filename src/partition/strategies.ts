@@ -1,12 +1,13 @@
 /**
  * The registry of partitioning strategies by name (seed 003 section V). A factory builds a
- * fresh strategy for one run. `adaptive` and `adaptive-comm` (src/partition/lp/) register here
- * with one line each; until then selecting them fails with a line naming what is missing.
- * `oracle` is not a factory of its own: the runner replays `adaptive-comm`'s converged ratios
+ * fresh strategy for one run: `uniform` (src/partition/fixed.ts), `adaptive` and
+ * `adaptive-comm` (the linear programs of section IV, src/partition/lp/). `oracle` is not a
+ * factory of its own: the runner replays `adaptive-comm`'s converged ratios
  * through FixedRatiosStrategy (see oracleStrategy).
  */
 import { LocusError } from '../core/types.ts';
 import { FixedRatiosStrategy, UniformStrategy } from './fixed.ts';
+import { adaptiveCommStrategy, adaptiveStrategy } from './lp/index.ts';
 import type { PartitionStrategy } from './strategy.ts';
 
 /** Builds a fresh strategy. */
@@ -16,7 +17,11 @@ export type StrategyFactory = () => PartitionStrategy;
 export const STRATEGY_NAMES = ['uniform', 'adaptive', 'adaptive-comm', 'oracle'] as const;
 
 /** Registered factories. */
-const FACTORIES = new Map<string, StrategyFactory>([['uniform', () => new UniformStrategy()]]);
+const FACTORIES = new Map<string, StrategyFactory>([
+  ['uniform', () => new UniformStrategy()],
+  ['adaptive', () => adaptiveStrategy()],
+  ['adaptive-comm', () => adaptiveCommStrategy()],
+]);
 
 /** Registers (or replaces) a strategy factory under `name`. */
 export function registerStrategy(name: string, factory: StrategyFactory): void {
@@ -32,16 +37,11 @@ export function hasStrategy(name: string): boolean {
 export function createStrategy(name: string): PartitionStrategy {
   const f = FACTORIES.get(name);
   if (f) return f();
-  if ((STRATEGY_NAMES as readonly string[]).includes(name)) {
-    const missing = name === 'oracle' ? 'adaptive-comm' : name;
-    throw new LocusError(
-      'LOCUS_OPTION_INVALID',
-      `strategy ${name} is not available in this build: strategy '${missing}' (src/partition/lp/) is not registered; use uniform`,
-    );
-  }
   throw new LocusError(
     'LOCUS_OPTION_INVALID',
-    `unknown strategy '${name}': use ${STRATEGY_NAMES.join(', ')}`,
+    name === 'oracle'
+      ? "strategy oracle replays adaptive-comm's converged ratios: build it with oracleStrategy() after an adaptive-comm run"
+      : `unknown strategy '${name}': use ${STRATEGY_NAMES.join(', ')}`,
   );
 }
 
