@@ -24,6 +24,7 @@ const runArb = fc.record({
   gpuPipeline: fc.integer({ min: 1, max: 3 }),
   cpuPipeline: fc.integer({ min: 1, max: 2 }),
   gpuLookahead: fc.integer({ min: 0, max: 3 }),
+  cleanFirst: fc.boolean(),
 });
 
 test('invariants hold and runs are deterministic on random graphs and platforms', () => {

@@ -74,6 +74,8 @@ export interface RunOptions extends SimulationFlags {
   gpuMem?: number;
   sched: string;
   eviction?: string;
+  /** false with --no-clean-first: victims in the eviction policy's order alone. */
+  cleanFirst?: boolean;
   seed: number;
   noise?: number;
   chargeScheduling?: boolean;
@@ -202,6 +204,7 @@ export function runCommand(o: RunOptions): void {
     schedulerOptions: { ...schedulerOptionsFrom(o), mapping: owner.mapping },
     coherence: owner.coherence,
     flushAtEnd: o.stopAfter === undefined,
+    cleanFirst: o.cleanFirst,
     idle: forFlag('--idle', () => parseIdlePolicy(o.idle ?? 'poll')),
     wakeLatency: o.wakeLatency,
     eviction,

@@ -61,6 +61,7 @@ export function registerRunCommand(cmd: Command): void {
       '-e, --eviction <name>',
       `eviction policy (default lru): ${Object.keys(EVICTION_POLICIES).join(', ')}`,
     )
+    .option('--no-clean-first', "evict in the policy's order alone, not clean (unmodified) replicas first")
     .option(
       '--pipeline <n>',
       'tasks a GPU worker holds, the running one included (default 2; real: every worker, 4)',

@@ -145,7 +145,7 @@ export class Engine implements SchedContext, EvictionContext {
       : undefined;
     this.replicas = new ReplicaTable(this.nNodes);
     this.tasks = new TaskTable(this);
-    this.memory = new MemoryManager(this);
+    this.memory = new MemoryManager(this, options.cleanFirst ?? true);
     this.requests = new RequestQueues(this);
     this.transfers = new Transfers(this);
     this.workers = new WorkerPipelines(this, options);
@@ -668,6 +668,14 @@ export class Engine implements SchedContext, EvictionContext {
 
   isEvictable(handle: number, node: number): boolean {
     return this.memory.isEvictable(handle, node);
+  }
+
+  isModified(handle: number, node: number): boolean {
+    return this.replicas.state[handle * this.nNodes + node] === Replica.MODIFIED;
+  }
+
+  evictionCost(handle: number, node: number): number {
+    return this.memory.evictionCost(handle, node);
   }
 
   // ---------------------------------------------------------------- setup

@@ -5,6 +5,12 @@
  * modified victim, the only valid copy, is written back to its home first and its memory
  * counted as being freed until that copy lands (`freeing`), so memory never exceeds capacity
  * and no modified data is lost.
+ *
+ * Clean first (EngineOptions.cleanFirst, on by default): a victim is asked of the eviction
+ * policy among the clean replicas first (valid elsewhere, nothing to write back), and among
+ * the dirty ones only when no clean one qualifies, so each policy keeps its own order within
+ * each group. StarPU's allocator does the same in effect: it reuses a clean buffer and skips
+ * buffers holding the only valid copy, whose eviction costs a write-back on a shared bus.
  */
 
 import type { Engine } from '../engine.ts';
@@ -24,8 +30,16 @@ export class MemoryManager {
   private readonly r: ReplicaTable;
   private readonly eviction: EvictionPolicy;
   private readonly nn: number;
+  /** Prefer clean victims (see the file's comment). */
+  readonly cleanFirst: boolean;
+  // The clean-only filter, allocated once: it reads the node and the caller's filter here.
+  private filterNode = 0;
+  private filterAllow: ((handle: number) => boolean) | undefined = undefined;
+  private readonly cleanFilter = (h: number): boolean =>
+    this.evictionCost(h, this.filterNode) === 0 && (this.filterAllow === undefined || this.filterAllow(h));
 
-  constructor(engine: Engine) {
+  constructor(engine: Engine, cleanFirst = true) {
+    this.cleanFirst = cleanFirst;
     this.e = engine;
     this.r = engine.replicas;
     this.eviction = engine.eviction;
@@ -101,6 +115,30 @@ export class MemoryManager {
   }
 
   /**
+   * Bytes an eviction of the replica of `h` on `n` writes back first: its size when it is
+   * modified (the only valid copy), 0 when it is clean or its value is dead (a ready task
+   * overwrites the home copy without reading it).
+   */
+  evictionCost(h: number, n: number): number {
+    const r = this.r;
+    if (r.state[h * this.nn + n] !== Replica.MODIFIED) return 0;
+    if (r.state[h * this.nn + r.home[h]!] === Replica.ALLOCATED) return 0;
+    return this.e.graph.handleSize.data[h]!;
+  }
+
+  /** The eviction policy's victim on node n: a clean one first when cleanFirst, or -1. */
+  private pickVictim(n: number, allow: ((handle: number) => boolean) | undefined): number {
+    if (this.cleanFirst) {
+      this.filterNode = n;
+      this.filterAllow = allow;
+      const v = this.eviction.victim(n, this.cleanFilter);
+      this.filterAllow = undefined;
+      if (v >= 0) return v;
+    }
+    return this.eviction.victim(n, allow);
+  }
+
+  /**
    * Evicts replicas of node n chosen by the eviction policy until `bytes` more fit. A
    * modified victim is written back home first (its memory is freed when that completes).
    * Returns true when the bytes fit now; false when they must wait.
@@ -109,7 +147,7 @@ export class MemoryManager {
     const r = this.r;
     const cap = this.capacity[n]!;
     while (this.used[n]! - this.freeing[n]! + bytes > cap) {
-      const v = this.eviction.victim(n, allow);
+      const v = this.pickVictim(n, allow);
       if (v < 0) return false;
       if (!this.isEvictable(v, n)) {
         throw new Error(
