@@ -126,6 +126,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       pipeline: o.pipeline,
       lookahead: o.lookahead,
       cleanFirst: o.cleanFirst,
+      hints: o.hints,
       priorities: o.priorities === 'bottom-level' ? 'bottom-level' : undefined,
       trace: o.trace !== undefined,
       signal: ac.signal,

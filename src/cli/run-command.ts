@@ -68,6 +68,8 @@ export interface RunOptions extends SimulationFlags {
   data?: number;
   degree?: number;
   keepOutputs?: boolean;
+  /** false with --no-hints: the workload gives no wontUse hints. */
+  hints?: boolean;
   platform?: string;
   gpus?: number;
   cpus?: number;
@@ -177,6 +179,7 @@ export function runCommand(o: RunOptions): void {
     degree: o.degree,
     seed: o.seed,
     keepOutputs: o.keepOutputs,
+    hints: o.hints,
     order: o.order as 'rows' | 'columns' | undefined,
     // Refuse data larger than the host memory before generating the tasks, not after.
     host: platform.nodes[platform.homeNode]!,

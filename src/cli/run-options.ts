@@ -38,6 +38,7 @@ export function registerRunCommand(cmd: Command): void {
     .option('--data <n>', 'data count (random)', positiveInt)
     .option('--degree <n>', 'inputs per task (random)', positiveInt)
     .option('--keep-outputs', "write matmul2d's C blocks back instead of discarding them")
+    .option('--no-hints', "no wontUse hints (cholesky's finished tiles, matmul2d's kept C blocks)")
     .option(
       '--order <order>',
       "cholesky: trailing updates by rows (StarPU's order) or columns (seed 004's Table 5.2)",

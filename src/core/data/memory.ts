@@ -11,12 +11,27 @@
  * the dirty ones only when no clean one qualifies, so each policy keeps its own order within
  * each group. StarPU's allocator does the same in effect: it reuses a clean buffer and skips
  * buffers holding the only valid copy, whose eviction costs a write-back on a shared bus.
+ *
+ * wontUse hints (TaskGraph.wontUse, StarPU's starpu_data_wont_use): a hinted datum's modified
+ * replicas are written back home at once (EARLY_WRITEBACK, when no task writes them), and its
+ * replicas are flagged F_WONTUSE and listed per node: a victim is taken among them, oldest
+ * hint first, before the eviction policy is asked. A task using the replica again clears it.
  */
 
 import type { Engine } from '../engine.ts';
+import { IntList } from '../growable.ts';
 import type { EvictionPolicy } from '../policy.ts';
 import { Cmd, TransferKind } from '../protocol.ts';
-import { F_DROP, F_EVICTING, F_WRITEBACK, type FreeReason, Replica, type ReplicaTable } from './replicas.ts';
+import {
+  F_DROP,
+  F_EVICTING,
+  F_WONTUSE,
+  F_WRITEBACK,
+  F_WRITING,
+  type FreeReason,
+  Replica,
+  type ReplicaTable,
+} from './replicas.ts';
 
 /** Capacity, allocation and eviction of every memory node. */
 export class MemoryManager {
@@ -38,8 +53,12 @@ export class MemoryManager {
   private readonly cleanFilter = (h: number): boolean =>
     this.evictionCost(h, this.filterNode) === 0 && (this.filterAllow === undefined || this.filterAllow(h));
 
+  /** Per node, handles given a wontUse hint (stale entries are dropped as they are met). */
+  private readonly hinted: IntList[];
+
   constructor(engine: Engine, cleanFirst = true) {
     this.cleanFirst = cleanFirst;
+    this.hinted = engine.platform.nodes.map(() => new IntList(16));
     this.e = engine;
     this.r = engine.replicas;
     this.eviction = engine.eviction;
@@ -126,14 +145,77 @@ export class MemoryManager {
     return this.e.graph.handleSize.data[h]!;
   }
 
-  /** The eviction policy's victim on node n: a clean one first when cleanFirst, or -1. */
+  /**
+   * Applies a wontUse hint to `h`: its modified replicas off home are written back now (unless
+   * a task writes them, a copy home is on its way, or the home copy is being rewritten), and
+   * every replica off home is flagged to go first. Returns the write-backs issued.
+   */
+  hint(h: number): number {
+    const r = this.r;
+    const nn = this.nn;
+    const home = r.home[h]!;
+    let issued = 0;
+    for (let n = 0; n < nn; n++) {
+      const slot = h * nn + n;
+      if (n === home || r.alloc[slot] !== 1) continue;
+      const s = r.state[slot]!;
+      if (s === Replica.INVALID) continue;
+      if ((r.flags[slot]! & F_WONTUSE) === 0) {
+        r.flags[slot]! |= F_WONTUSE;
+        this.hinted[n]!.push(h);
+      }
+      if (
+        s === Replica.MODIFIED &&
+        (r.flags[slot]! & (F_WRITEBACK | F_WRITING)) === 0 &&
+        r.state[h * nn + home] === Replica.INVALID
+      ) {
+        r.flags[slot]! |= F_WRITEBACK;
+        this.e.transfers.issue(h, n, home, TransferKind.EARLY_WRITEBACK);
+        issued++;
+      }
+    }
+    return issued;
+  }
+
+  /**
+   * The oldest hinted replica of node n that may go now (only clean ones with `clean`), or -1;
+   * entries no longer flagged are dropped from the list.
+   */
+  private hintedVictim(n: number, allow: ((handle: number) => boolean) | undefined, clean: boolean): number {
+    const list = this.hinted[n]!;
+    if (list.length === 0) return -1;
+    const r = this.r;
+    const d = list.data;
+    let kept = 0;
+    let found = -1;
+    for (let i = 0; i < list.length; i++) {
+      const h = d[i]!;
+      const slot = h * this.nn + n;
+      if ((r.flags[slot]! & F_WONTUSE) === 0 || r.alloc[slot] !== 1) continue;
+      d[kept++] = h;
+      if (found >= 0 || !this.isEvictable(h, n) || (allow !== undefined && !allow(h))) continue;
+      if (!clean || this.evictionCost(h, n) === 0) found = h;
+    }
+    list.length = kept;
+    return found;
+  }
+
+  /**
+   * The next victim on node n, or -1 when none may go. With cleanFirst: a clean hinted replica,
+   * a clean one of the eviction policy's, a dirty hinted one, a dirty one of the policy's;
+   * without: a hinted replica, else the policy's choice.
+   */
   private pickVictim(n: number, allow: ((handle: number) => boolean) | undefined): number {
+    const hinted = this.hintedVictim(n, allow, this.cleanFirst);
+    if (hinted >= 0) return hinted;
     if (this.cleanFirst) {
       this.filterNode = n;
       this.filterAllow = allow;
       const v = this.eviction.victim(n, this.cleanFilter);
       this.filterAllow = undefined;
       if (v >= 0) return v;
+      const dirty = this.hintedVictim(n, allow, false);
+      if (dirty >= 0) return dirty;
     }
     return this.eviction.victim(n, allow);
   }
