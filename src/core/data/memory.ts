@@ -55,10 +55,13 @@ export class MemoryManager {
 
   /** Per node, handles given a wontUse hint (stale entries are dropped as they are met). */
   private readonly hinted: IntList[];
+  /** Length at which a node's hinted list is next purged of stale entries. */
+  private readonly hintedCap: Int32Array;
 
   constructor(engine: Engine, cleanFirst = true) {
     this.cleanFirst = cleanFirst;
     this.hinted = engine.platform.nodes.map(() => new IntList(16));
+    this.hintedCap = new Int32Array(engine.platform.nodes.length).fill(1024);
     this.e = engine;
     this.r = engine.replicas;
     this.eviction = engine.eviction;
@@ -162,7 +165,14 @@ export class MemoryManager {
       if (s === Replica.INVALID) continue;
       if ((r.flags[slot]! & F_WONTUSE) === 0) {
         r.flags[slot]! |= F_WONTUSE;
-        this.hinted[n]!.push(h);
+        const list = this.hinted[n]!;
+        // Entries of replicas freed or used again since go when a victim is sought; a node
+        // that never runs short would keep them all: drop them once the list doubles.
+        if (list.length >= this.hintedCap[n]!) {
+          this.dropStaleHints(n);
+          this.hintedCap[n] = Math.max(1024, 2 * list.length);
+        }
+        list.push(h);
       }
       if (
         s === Replica.MODIFIED &&
@@ -175,6 +185,19 @@ export class MemoryManager {
       }
     }
     return issued;
+  }
+
+  /** Removes the entries of node n's hinted list whose replica is no longer flagged. */
+  private dropStaleHints(n: number): void {
+    const list = this.hinted[n]!;
+    const d = list.data;
+    const r = this.r;
+    let kept = 0;
+    for (let i = 0; i < list.length; i++) {
+      const slot = d[i]! * this.nn + n;
+      if ((r.flags[slot]! & F_WONTUSE) !== 0 && r.alloc[slot] === 1) d[kept++] = d[i]!;
+    }
+    list.length = kept;
   }
 
   /**
