@@ -24,12 +24,14 @@ const runArb = fc.record({
   gpuPipeline: fc.integer({ min: 1, max: 3 }),
   cpuPipeline: fc.integer({ min: 1, max: 2 }),
   gpuLookahead: fc.integer({ min: 0, max: 3 }),
+  cleanFirst: fc.boolean(),
+  hintEvery: fc.integer({ min: 0, max: 3 }),
 });
 
 test('invariants hold and runs are deterministic on random graphs and platforms', () => {
   fc.assert(
     fc.property(graphArb, platformArb, runArb, ({ spec }, pm, run) => {
-      const built = buildGraph(spec);
+      const built = buildGraph(spec, run.hintEvery);
       const g = built.g;
       const platform = machinePlatform(pm, built);
       // LUF reads the scheduler's planned tasks: schedulers without a plan cannot use it.

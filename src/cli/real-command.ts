@@ -125,6 +125,8 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       calibrate: o.calibrate,
       pipeline: o.pipeline,
       lookahead: o.lookahead,
+      cleanFirst: o.cleanFirst,
+      hints: o.hints,
       priorities: o.priorities === 'bottom-level' ? 'bottom-level' : undefined,
       trace: o.trace !== undefined,
       signal: ac.signal,

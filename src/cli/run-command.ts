@@ -68,12 +68,16 @@ export interface RunOptions extends SimulationFlags {
   data?: number;
   degree?: number;
   keepOutputs?: boolean;
+  /** false with --no-hints: the workload gives no wontUse hints. */
+  hints?: boolean;
   platform?: string;
   gpus?: number;
   cpus?: number;
   gpuMem?: number;
   sched: string;
   eviction?: string;
+  /** false with --no-clean-first: victims in the eviction policy's order alone. */
+  cleanFirst?: boolean;
   seed: number;
   noise?: number;
   chargeScheduling?: boolean;
@@ -175,6 +179,7 @@ export function runCommand(o: RunOptions): void {
     degree: o.degree,
     seed: o.seed,
     keepOutputs: o.keepOutputs,
+    hints: o.hints,
     order: o.order as 'rows' | 'columns' | undefined,
     // Refuse data larger than the host memory before generating the tasks, not after.
     host: platform.nodes[platform.homeNode]!,
@@ -202,6 +207,7 @@ export function runCommand(o: RunOptions): void {
     schedulerOptions: { ...schedulerOptionsFrom(o), mapping: owner.mapping },
     coherence: owner.coherence,
     flushAtEnd: o.stopAfter === undefined,
+    cleanFirst: o.cleanFirst,
     idle: forFlag('--idle', () => parseIdlePolicy(o.idle ?? 'poll')),
     wakeLatency: o.wakeLatency,
     eviction,

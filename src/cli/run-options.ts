@@ -38,6 +38,7 @@ export function registerRunCommand(cmd: Command): void {
     .option('--data <n>', 'data count (random)', positiveInt)
     .option('--degree <n>', 'inputs per task (random)', positiveInt)
     .option('--keep-outputs', "write matmul2d's C blocks back instead of discarding them")
+    .option('--no-hints', "no wontUse hints (cholesky's finished tiles, matmul2d's kept C blocks)")
     .option(
       '--order <order>',
       "cholesky: trailing updates by columns (default: StarPU's cholesky_implicit order, seed 004's Table 5.2) or rows",
@@ -61,6 +62,7 @@ export function registerRunCommand(cmd: Command): void {
       '-e, --eviction <name>',
       `eviction policy (default lru): ${Object.keys(EVICTION_POLICIES).join(', ')}`,
     )
+    .option('--no-clean-first', "evict in the policy's order alone, not clean (unmodified) replicas first")
     .option(
       '--pipeline <n>',
       'tasks a GPU worker holds, the running one included (default 2; real: every worker, 4)',

@@ -54,4 +54,9 @@ export interface EngineOptions {
   recycle?: boolean;
   /** Write every modified replica home at the end (default true; false for --stop-after). */
   flushAtEnd?: boolean;
+  /**
+   * Evict clean replicas before modified ones, under every eviction policy (default true;
+   * false gives the policy's own order alone, for comparisons). See MemoryManager.
+   */
+  cleanFirst?: boolean;
 }

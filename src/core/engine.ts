@@ -120,6 +120,10 @@ export class Engine implements SchedContext, EvictionContext {
   private eventId = 0;
   private eventWorker = -1;
   private knownHandles = 0;
+  /** wontUse hints taken from the graph so far. */
+  private knownHints = 0;
+  /** Hints waiting for a task to end: task id -> hinted handles. */
+  private readonly hintWait = new Map<number, number[]>();
   private taskCap = 0;
   private handleCap = 0;
   private closed = false;
@@ -145,7 +149,7 @@ export class Engine implements SchedContext, EvictionContext {
       : undefined;
     this.replicas = new ReplicaTable(this.nNodes);
     this.tasks = new TaskTable(this);
-    this.memory = new MemoryManager(this);
+    this.memory = new MemoryManager(this, options.cleanFirst ?? true);
     this.requests = new RequestQueues(this);
     this.transfers = new Transfers(this);
     this.workers = new WorkerPipelines(this, options);
@@ -251,7 +255,7 @@ export class Engine implements SchedContext, EvictionContext {
     const to = upTo ?? g.taskCount;
     const from = this.tasks.known;
     if (to < from || to > g.taskCount) throw new Error(`cannot submit up to task ${to}`);
-    if (to === from && g.handleCount === this.knownHandles) return;
+    if (to === from && g.handleCount === this.knownHandles && !this.hintsDue(to)) return;
     this.nowS = now;
     this.eventId++;
     if (this.tookTasks && (this.scheduler.dynamic !== true || this.eviction.dynamic !== true)) {
@@ -286,8 +290,49 @@ export class Engine implements SchedContext, EvictionContext {
     if (to > from) this.tookTasks = true;
     this.idleSent = false;
     this.tasks.take(from, to);
+    this.takeHints(to);
     this.settle();
     this.checkIdle();
+  }
+
+  /** True when the graph holds hints the engine has not taken and may take with tasks up to `to`. */
+  private hintsDue(to: number): boolean {
+    const g = this.graph;
+    return this.knownHints < g.hintCount && g.hintAt.data[this.knownHints]! <= to;
+  }
+
+  /**
+   * Takes the graph's wontUse hints given once tasks up to `to` were submitted: each applies
+   * now if the task it waits for has ended (or there is none), else when that task ends.
+   */
+  private takeHints(to: number): void {
+    const g = this.graph;
+    while (this.hintsDue(to)) {
+      const i = this.knownHints++;
+      const h = g.hintHandle.data[i]!;
+      const t = g.hintAfter.data[i]!;
+      if (t < 0 || this.tasks.firstLive() > t || this.hasEnded(t)) {
+        this.memory.hint(h);
+        continue;
+      }
+      const list = this.hintWait.get(t);
+      if (list) list.push(h);
+      else this.hintWait.set(t, [h]);
+    }
+  }
+
+  /** True when `task` ended (finished, failed or cancelled). */
+  private hasEnded(task: number): boolean {
+    const s = this.tasks.state[task]!;
+    return s === TaskState.DONE || s === TaskState.FAILED || s === TaskState.CANCELLED;
+  }
+
+  /** `task` ended: the hints that waited for it apply. */
+  private applyHints(task: number): void {
+    const list = this.hintWait.get(task);
+    if (list === undefined) return;
+    this.hintWait.delete(task);
+    for (let i = 0; i < list.length; i++) this.memory.hint(list[i]!);
   }
 
   /** Checks the handles submitted since the last call: a valid home each, room there. */
@@ -363,6 +408,11 @@ export class Engine implements SchedContext, EvictionContext {
     this.workers.rebase(k);
     this.requests.rebase(k);
     this.replicas.rebaseWaiters(k, this.knownHandles);
+    if (this.hintWait.size > 0) {
+      const waiting = [...this.hintWait];
+      this.hintWait.clear();
+      for (const [t, hs] of waiting) this.hintWait.set(t - k, hs);
+    }
     this.scheduler.rebase(k);
     this.eviction.rebase(k);
     for (let i = 0; i < this.observers.length; i++) this.observers[i]!.rebase!(k);
@@ -405,6 +455,7 @@ export class Engine implements SchedContext, EvictionContext {
     this.eventId++;
     this.tasks.markEnded(task, false);
     releaseAccesses(this, task, -1, false);
+    if (this.hintWait.size > 0) this.applyHints(task);
     this.tasks.releaseOrCancel(task, false);
     this.dispatchNeeded = true;
     this.settle();
@@ -425,6 +476,8 @@ export class Engine implements SchedContext, EvictionContext {
     releaseAccesses(this, task, n, true);
     const fin = this.hooks.taskFinished;
     for (let i = 0; i < fin.length; i++) fin[i]!(task, w, now);
+    // After the observers saw the task end: the hints' copies carry what it wrote.
+    if (this.hintWait.size > 0) this.applyHints(task);
     if (failed) for (let i = 0; i < this.observers.length; i++) this.observers[i]!.taskFailed?.(task, w, now);
     this.scheduler.taskFinished?.(task, w);
     if (this.coherence && n !== this.defaultHome) this.coherence.afterTask(this, task, n);
@@ -535,6 +588,11 @@ export class Engine implements SchedContext, EvictionContext {
   /** Number of tasks the engine has taken from the graph. */
   get submittedTasks(): number {
     return this.tasks.known;
+  }
+
+  /** Number of the graph's wontUse hints the engine has taken. */
+  get knownHintCount(): number {
+    return this.knownHints;
   }
 
   /** Number of handles the engine has taken from the graph. */
@@ -668,6 +726,14 @@ export class Engine implements SchedContext, EvictionContext {
 
   isEvictable(handle: number, node: number): boolean {
     return this.memory.isEvictable(handle, node);
+  }
+
+  isModified(handle: number, node: number): boolean {
+    return this.replicas.state[handle * this.nNodes + node] === Replica.MODIFIED;
+  }
+
+  evictionCost(handle: number, node: number): number {
+    return this.memory.evictionCost(handle, node);
   }
 
   // ---------------------------------------------------------------- setup

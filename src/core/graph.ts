@@ -144,6 +144,15 @@ export class TaskGraph {
   // Per task: the last task that added an edge to it, to skip duplicate edges.
   private readonly lastLinker = new IntList();
   private hasExplicitEdges = false;
+  /** The handle of each `wontUse` hint, in the order they were given. */
+  readonly hintHandle = new IntList();
+  /**
+   * The task each hint waits for: the last task submitted before it that accesses its handle
+   * (-1 when none is left: the hint applies at once).
+   */
+  readonly hintAfter = new IntList();
+  /** Tasks submitted before each hint: the engine takes it once it has taken those tasks. */
+  readonly hintAt = new IntList();
   /** Tasks dropped from the front by dropPrefix (task t here was submitted as t + retired). */
   retired = 0;
 
@@ -228,6 +237,27 @@ export class TaskGraph {
     for (const [handle, mode] of accesses) this.addAccess(task, handle, mode);
     this.accessStart.push(this.accessHandle.length);
     return task;
+  }
+
+  /**
+   * The application will not use `handle` for a while (StarPU's starpu_data_wont_use): once the
+   * tasks submitted so far that access it have ended (in practice, the last of them), the engine
+   * writes its modified replicas back home and evicts its replicas before any other data.
+   */
+  wontUse(handle: number): void {
+    if (!Number.isInteger(handle) || handle < 0 || handle >= this.handleCount) {
+      throw new LocusError('LOCUS_GRAPH_INVALID', `wontUse: unknown handle ${handle}`);
+    }
+    const reader = this.readersHead.data[handle]!;
+    const lastReader = reader >= 0 ? this.readerTask.data[reader]! : -1;
+    this.hintHandle.push(handle);
+    this.hintAfter.push(Math.max(this.lastWriter.data[handle]!, lastReader));
+    this.hintAt.push(this.taskCount);
+  }
+
+  /** Number of wontUse hints given. */
+  get hintCount(): number {
+    return this.hintHandle.length;
   }
 
   /** Validates a task's accesses before anything is recorded, so a rejected submit leaves no trace. */
@@ -526,6 +556,12 @@ export class TaskGraph {
         head = r;
       }
       this.readersHead.data[h] = head;
+    }
+    const ha = this.hintAfter.data;
+    const hp = this.hintAt.data;
+    for (let i = 0; i < this.hintAfter.length; i++) {
+      if (ha[i]! >= 0) ha[i] = ha[i]! < k ? -1 : ha[i]! - k;
+      hp[i] = Math.max(0, hp[i]! - k);
     }
     this.retired += k;
     return mark;

@@ -139,6 +139,16 @@ export interface EvictionContext {
   pipeline(worker: number): number[];
   /** True when the replica of `handle` on `node` may be evicted now (valid, unpinned, idle). */
   isEvictable(handle: number, node: number): boolean;
+  /**
+   * True when the replica of `handle` on `node` is modified (dirty): the only valid copy, which
+   * an eviction must first write back to the handle's home.
+   */
+  isModified(handle: number, node: number): boolean;
+  /**
+   * What evicting the replica of `handle` on `node` costs: the bytes written back to its home
+   * first (its size when modified, 0 when clean or when its value is dead).
+   */
+  evictionCost(handle: number, node: number): number;
   /** Size of per-task tables (see SchedContext.taskCapacity). */
   readonly taskCapacity: number;
   /** Size of per-handle tables. */
@@ -168,7 +178,9 @@ export interface EvictionPolicy {
   removed(handle: number, node: number): void;
   /**
    * An evictable handle on `node` to evict, among those `allow` accepts when given, or -1 if
-   * there is none.
+   * there is none. The memory manager prefers clean victims (EngineOptions.cleanFirst): it asks
+   * first with a filter accepting only clean replicas, and again with the dirty ones only when
+   * no clean one qualifies, so every policy takes clean data first in its own order.
    */
   victim(node: number, allow?: (handle: number) => boolean): number;
 }

@@ -57,6 +57,8 @@ export const TransferKind = {
   FLUSH: 4,
   /** Copy home of a block a task just wrote (write-through coherence, seed 004). */
   WRITETHROUGH: 5,
+  /** Write-back ahead of need of data the application will not use for a while (wontUse). */
+  EARLY_WRITEBACK: 6,
 } as const;
 
 /** Names of the transfer kinds, indexed by kind. */
@@ -67,6 +69,7 @@ export const TRANSFER_KIND_NAMES = [
   'writeback',
   'flush',
   'write-through',
+  'early-writeback',
 ] as const;
 
 /** A decoded command (for tests, traces and debugging; drivers read the flat lists). */

@@ -33,6 +33,8 @@ export interface RealRunOptions extends RuntimeOptions {
   check?: boolean | undefined;
   /** Seed of the initial values (default 1). */
   dataSeed?: number | undefined;
+  /** wontUse hints where the workload has them (default true; see WorkloadParams.hints). */
+  hints?: boolean | undefined;
   /**
    * Run on this runtime (its platform, mode and policies; left open) instead of creating one
    * from the options.
@@ -73,6 +75,7 @@ export async function runWorkload(name: string, o: RealRunOptions): Promise<Real
     precision: o.precision ?? 'double',
     iterations: o.iterations,
     dataSeed: o.dataSeed,
+    hints: o.hints,
   });
   const workload = `${name} ${instance.description}`;
   if (instance.dataBytes > REAL_MAX_BYTES) {

@@ -115,6 +115,8 @@ export interface RuntimeOptions {
   pipeline?: number | undefined;
   /** Tasks a GPU pops ahead of its pipeline (the scheduler's or engine's default otherwise). */
   lookahead?: number | undefined;
+  /** Evict clean replicas before modified ones (default true; see EngineOptions.cleanFirst). */
+  cleanFirst?: boolean | undefined;
   /** Set bottom-level priorities on each batch (for dmdas, prio, darts tie-breaks). */
   priorities?: 'bottom-level' | undefined;
   /** Record a Chrome trace (Runtime.trace). */

@@ -97,6 +97,11 @@ export class RuntimeSubmitter implements Submitter {
     return id;
   }
 
+  /** Passes the hint to the runtime (Runtime.wontUse). */
+  wontUse(data: number): void {
+    this.rt.wontUse(this.handles[data]!);
+  }
+
   /** Submits the task to the runtime, which may start it at once. */
   submit(codelet: number, accesses: readonly SubmitAccess[], task: TaskSpec = {}): void {
     this.rt.submit(

@@ -484,6 +484,19 @@ export class Runtime {
   }
 
   /**
+   * Tells the runtime that `d` will not be used for a while (StarPU's starpu_data_wont_use):
+   * once the tasks submitted so far that access it have ended, its modified device copy is
+   * written back home at once and its device copies are evicted before any other data. Values
+   * are unchanged; a later task may still use `d` (it is then reloaded if it was evicted).
+   */
+  wontUse(d: Data): void {
+    this.checkOpen();
+    this.checkData(d, 'wontUse');
+    this.graph.wontUse(d.id);
+    this.schedulePump();
+  }
+
+  /**
    * Brings `d` home and into its registered array, frees its device copies and forgets it:
    * later use of `d` is an error.
    */
@@ -607,7 +620,11 @@ export class Runtime {
     }
     if (!this.session) this.openSession();
     const s = this.session!;
-    if (g.taskCount > s.engine.submittedTasks || g.handleCount > s.engine.knownHandleCount) {
+    if (
+      g.taskCount > s.engine.submittedTasks ||
+      g.handleCount > s.engine.knownHandleCount ||
+      g.hintCount > s.engine.knownHintCount
+    ) {
       s.engine.submitted(s.backend.now());
       s.driver.execute();
     }

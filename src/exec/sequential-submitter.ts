@@ -47,6 +47,9 @@ export class SequentialSubmitter implements Submitter {
     return this.kernels.push(KERNELS[kernel]) - 1;
   }
 
+  /** A hint changes no value: nothing to do when every task runs at once, in order. */
+  wontUse(_data: number): void {}
+
   /** Runs the task's kernel now. */
   submit(codelet: number, accesses: readonly SubmitAccess[], task: TaskSpec = {}): void {
     const views = accesses.map(([d]) => this.arrays[d]!);

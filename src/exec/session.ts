@@ -70,6 +70,7 @@ export function openSession(setup: SessionSetup): Session {
     cpuPipeline: options.pipeline ?? (real ? 4 : undefined),
     gpuPipeline: options.pipeline ?? (real ? 4 : undefined),
     gpuLookahead: options.lookahead,
+    cleanFirst: options.cleanFirst,
     issueAhead: real,
     calibrate: options.calibrate,
   });

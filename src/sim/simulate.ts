@@ -66,6 +66,8 @@ export interface SimulateOptions {
   wakeLatency?: number;
   /** Write modified data home at the end (default true; false stops at the last task). */
   flushAtEnd?: boolean;
+  /** Evict clean replicas before modified ones (default true; see EngineOptions.cleanFirst). */
+  cleanFirst?: boolean;
   /** Tasks a GPU worker pops ahead of its pipeline, their inputs prefetched (default 4). */
   gpuLookahead?: number;
   /** Workload label for the report. */
@@ -124,6 +126,7 @@ export function simulate(o: SimulateOptions): SimulateResult {
     ...(o.source !== undefined ? { source: o.source } : {}),
     coherence: o.coherence,
     flushAtEnd: o.flushAtEnd,
+    cleanFirst: o.cleanFirst,
     wakeLatency: o.idle?.ea1 ? (o.wakeLatency ?? DEFAULT_WAKE_LATENCY) : 0,
   });
   const stats = new RunStats(sim.engine);

@@ -131,7 +131,8 @@ export class RunStats implements EngineObserver {
     if (
       kind === TransferKind.WRITEBACK ||
       kind === TransferKind.FLUSH ||
-      kind === TransferKind.WRITETHROUGH
+      kind === TransferKind.WRITETHROUGH ||
+      kind === TransferKind.EARLY_WRITEBACK
     ) {
       this.writebacks[src]!++;
       this.writebackBytes += bytes;

@@ -20,6 +20,8 @@ export const CHOLESKY_DEFAULTS = { tiles: 10, tileSize: 1920, precision: 'single
 /** A validated Cholesky instance. */
 export interface CholeskyInstance extends WorkloadInstance, TiledMatrixParams {
   order: 'rows' | 'columns';
+  /** Give wontUse hints for finished tiles. */
+  hints: boolean;
 }
 
 function instance(params: WorkloadParams): CholeskyInstance {
@@ -34,6 +36,7 @@ function instance(params: WorkloadParams): CholeskyInstance {
   return {
     ...m,
     order,
+    hints: params.hints ?? true,
     description: `${n}x${n} tiles of ${ts}, ${precision}`,
     dataBytes: ((n * (n + 1)) / 2) * ts * ts * elementBytes(precision),
     params: { tiles: n, tileSize: ts, precision },
@@ -43,6 +46,11 @@ function instance(params: WorkloadParams): CholeskyInstance {
 /** Submits N potrf, N(N-1)/2 trsm and syrk, N(N-1)(N-2)/6 gemm. */
 function submit(s: Submitter, c: CholeskyInstance): void {
   const { tiles: n, tileSize: ts, precision, order } = c;
+  // StarPU's cholesky_implicit: a tile of column k will not be used again once its last task
+  // is submitted: A[k,k] after the TRSMs, A[m,k] after the last update reading it.
+  const wontUse = (d: number) => {
+    if (c.hints) s.wontUse?.(d);
+  };
   const potrf = s.codelet(POTRF, 'potrfTask');
   const trsm = s.codelet(TRSM, 'trsmCholeskyTask');
   const syrk = s.codelet(SYRK, 'syrkTask');
@@ -80,6 +88,7 @@ function submit(s: Submitter, c: CholeskyInstance): void {
         { dims, args, name: `TRSM(${m},${k})` },
       );
     }
+    wontUse(at(k, k));
     const syrkTask = (m: number) =>
       s.submit(
         syrk,
@@ -103,12 +112,15 @@ function submit(s: Submitter, c: CholeskyInstance): void {
       for (let col = k + 1; col < n; col++) {
         syrkTask(col);
         for (let m = col + 1; m < n; m++) gemmTask(m, col);
+        wontUse(at(col, k)); // read by column col's tasks only from here on
       }
     } else {
       for (let m = k + 1; m < n; m++) {
         for (let col = k + 1; col < m; col++) gemmTask(m, col);
         syrkTask(m);
       }
+      // By rows, every A[m,k] is read up to the last row.
+      for (let m = k + 1; m < n; m++) wontUse(at(m, k));
     }
   }
 }

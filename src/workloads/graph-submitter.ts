@@ -35,6 +35,11 @@ export class GraphSubmitter implements Submitter {
     return id;
   }
 
+  /** Records a wontUse hint in the graph (TaskGraph.wontUse). */
+  wontUse(data: number): void {
+    this.graph.wontUse(data);
+  }
+
   /** Submits the task to the graph. */
   submit(codelet: number, accesses: readonly SubmitAccess[], task?: TaskSpec): void {
     this.graph.submit(codelet, accesses, task);

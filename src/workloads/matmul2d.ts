@@ -22,6 +22,8 @@ export interface Matmul2dInstance extends WorkloadInstance {
   inner: number;
   precision: 'single' | 'double';
   keepOutputs: boolean;
+  /** Give wontUse hints for kept C blocks. */
+  hints: boolean;
 }
 
 function instance(params: WorkloadParams): Matmul2dInstance {
@@ -38,6 +40,7 @@ function instance(params: WorkloadParams): Matmul2dInstance {
     inner,
     precision,
     keepOutputs,
+    hints: params.hints ?? true,
     description: `${n}x${n} tasks, blocks ${ts}x${inner}, ${precision}, ${outputs}`,
     dataBytes: 2 * n * ts * inner * elem + n * n * ts * ts * elem,
     params: { tiles: n, tileSize: ts, inner, precision, keepOutputs },
@@ -68,6 +71,8 @@ function submit(s: Submitter, m: Matmul2dInstance): void {
         ],
         { flops, name: `GEMM(${i},${j})` },
       );
+      // A kept C block is final: StarPU's matrix-product example hints it (wont_use).
+      if (m.keepOutputs && m.hints) s.wontUse?.(c);
     }
   }
 }

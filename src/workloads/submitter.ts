@@ -83,4 +83,10 @@ export interface Submitter {
    * reuse `accesses` once the call returns.
    */
   submit(codelet: number, accesses: readonly SubmitAccess[], task?: TaskSpec): void;
+  /**
+   * A hint at this point of the submission order (StarPU's starpu_data_wont_use): datum `data`
+   * will not be used for a while, once the tasks submitted so far that access it have ended
+   * (written back home early, evicted first). Values never depend on it.
+   */
+  wontUse?(data: number): void;
 }

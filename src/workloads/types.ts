@@ -30,6 +30,11 @@ export interface WorkloadParams {
   /** Keep matmul2d's C blocks (write them back) instead of discarding them as seed 000 does. */
   keepOutputs?: boolean;
   /**
+   * wontUse hints where StarPU's examples give them (default true): Cholesky's finished tiles
+   * (a tile of column k once its last task is submitted), matmul2d's C blocks when kept.
+   */
+  hints?: boolean;
+  /**
    * Cholesky: order of each step's trailing updates: 'columns' (default: for each column n, the
    * SYRK of n then the GEMMs below it, as StarPU's cholesky_implicit example and seed 004's
    * Table 5.2 submit them) or 'rows' (for each row m, the GEMMs of row m then its SYRK).

@@ -69,6 +69,8 @@ export class FakeEvictionContext implements EvictionContext {
   readonly planned: number[][] = [[], []];
   /** Replicas (handle * 3 + node) the engine would let go. */
   readonly evictable = new Set<number>();
+  /** Replicas (handle * 3 + node) that are modified (dirty). */
+  readonly modified = new Set<number>();
   readonly scheduler: Scheduler;
   private readonly codelet: number;
 
@@ -109,6 +111,14 @@ export class FakeEvictionContext implements EvictionContext {
 
   isEvictable(handle: number, node: number): boolean {
     return this.evictable.has(handle * 3 + node);
+  }
+
+  isModified(handle: number, node: number): boolean {
+    return this.modified.has(handle * 3 + node);
+  }
+
+  evictionCost(handle: number, node: number): number {
+    return this.isModified(handle, node) ? this.graph.handleSize.data[handle]! : 0;
   }
 
   /** Marks the replicas of `handles` on `node` evictable (or not). */

@@ -152,6 +152,8 @@ export interface ConformanceRun {
   gpuPipeline?: number;
   cpuPipeline?: number;
   gpuLookahead?: number;
+  /** Evict clean replicas first (default true). */
+  cleanFirst?: boolean;
   coherence?: CoherenceOptions;
   flushAtEnd?: boolean;
   /** Submit progressively, at most this many tasks submitted and not ended (default: all at once). */
@@ -175,6 +177,7 @@ export function oracleRun(label: string, graph: TaskGraph, platform: Platform, o
     gpuPipeline: o.gpuPipeline,
     cpuPipeline: o.cpuPipeline,
     gpuLookahead: o.gpuLookahead,
+    cleanFirst: o.cleanFirst,
     coherence: o.coherence,
     flushAtEnd: o.flushAtEnd,
     submitWindow: o.submitWindow,
@@ -202,4 +205,5 @@ export const runParamsArb = fc.record({
   gpuPipeline: fc.integer({ min: 1, max: 3 }),
   cpuPipeline: fc.integer({ min: 1, max: 2 }),
   gpuLookahead: fc.integer({ min: 0, max: 3 }),
+  cleanFirst: fc.boolean(),
 });

@@ -29,7 +29,10 @@ export type GraphSpec = typeof graphSpecArb extends fc.Arbitrary<infer T> ? T : 
  * codelets running on gpu, cpu+gpu or cpu, forward explicit dependencies. Returns the largest
  * task footprint (to size memories) and whether some task runs on CPUs only.
  */
-export function buildGraph(spec: GraphSpec): { g: TaskGraph; maxFootprint: number; needsCpu: boolean } {
+export function buildGraph(
+  spec: GraphSpec,
+  hintEvery = 0,
+): { g: TaskGraph; maxFootprint: number; needsCpu: boolean } {
   const g = new TaskGraph();
   const codelets = {
     gpu: g.addCodelet({ name: 'g', kinds: ['gpu'] }),
@@ -55,6 +58,8 @@ export function buildGraph(spec: GraphSpec): { g: TaskGraph; maxFootprint: numbe
       flops: t.flops * 1e6,
       priority: t.priority,
     });
+    // With hintEvery = k: a wontUse hint on the first datum of every k-th task, after it.
+    if (hintEvery > 0 && acc.length > 0 && (g.taskCount - 1) % hintEvery === 0) g.wontUse(acc[0]![0]);
   }
   for (const [a, b] of spec.explicit) {
     const x = a % g.taskCount;

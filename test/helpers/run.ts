@@ -38,6 +38,7 @@ export interface CheckedRunOptions {
   gpuPipeline?: number;
   cpuPipeline?: number;
   gpuLookahead?: number;
+  cleanFirst?: boolean;
   observers?: EngineObserver[];
   coherence?: CoherenceOptions;
 }
@@ -55,6 +56,7 @@ export function checkedRun(graph: TaskGraph, platform: Platform, o: CheckedRunOp
     gpuPipeline: o.gpuPipeline,
     cpuPipeline: o.cpuPipeline,
     gpuLookahead: o.gpuLookahead,
+    cleanFirst: o.cleanFirst,
     coherence: o.coherence,
   });
   const checker = new InvariantChecker(sim.engine);

@@ -5,12 +5,33 @@
  * modified victim, the only valid copy, is written back to its home first and its memory
  * counted as being freed until that copy lands (`freeing`), so memory never exceeds capacity
  * and no modified data is lost.
+ *
+ * Clean first (EngineOptions.cleanFirst, on by default): a victim is asked of the eviction
+ * policy among the clean replicas first (valid elsewhere, nothing to write back), and among
+ * the dirty ones only when no clean one qualifies, so each policy keeps its own order within
+ * each group. StarPU's allocator does the same in effect: it reuses a clean buffer and skips
+ * buffers holding the only valid copy, whose eviction costs a write-back on a shared bus.
+ *
+ * wontUse hints (TaskGraph.wontUse, StarPU's starpu_data_wont_use): a hinted datum's modified
+ * replicas are written back home at once (EARLY_WRITEBACK, when no task writes them), and its
+ * replicas are flagged F_WONTUSE and listed per node: a victim is taken among them, oldest
+ * hint first, before the eviction policy is asked. A task using the replica again clears it.
  */
 
 import type { Engine } from '../engine.ts';
+import { IntList } from '../growable.ts';
 import type { EvictionPolicy } from '../policy.ts';
 import { Cmd, TransferKind } from '../protocol.ts';
-import { F_DROP, F_EVICTING, F_WRITEBACK, type FreeReason, Replica, type ReplicaTable } from './replicas.ts';
+import {
+  F_DROP,
+  F_EVICTING,
+  F_WONTUSE,
+  F_WRITEBACK,
+  F_WRITING,
+  type FreeReason,
+  Replica,
+  type ReplicaTable,
+} from './replicas.ts';
 
 /** Capacity, allocation and eviction of every memory node. */
 export class MemoryManager {
@@ -24,8 +45,23 @@ export class MemoryManager {
   private readonly r: ReplicaTable;
   private readonly eviction: EvictionPolicy;
   private readonly nn: number;
+  /** Prefer clean victims (see the file's comment). */
+  readonly cleanFirst: boolean;
+  // The clean-only filter, allocated once: it reads the node and the caller's filter here.
+  private filterNode = 0;
+  private filterAllow: ((handle: number) => boolean) | undefined = undefined;
+  private readonly cleanFilter = (h: number): boolean =>
+    this.evictionCost(h, this.filterNode) === 0 && (this.filterAllow === undefined || this.filterAllow(h));
 
-  constructor(engine: Engine) {
+  /** Per node, handles given a wontUse hint (stale entries are dropped as they are met). */
+  private readonly hinted: IntList[];
+  /** Length at which a node's hinted list is next purged of stale entries. */
+  private readonly hintedCap: Int32Array;
+
+  constructor(engine: Engine, cleanFirst = true) {
+    this.cleanFirst = cleanFirst;
+    this.hinted = engine.platform.nodes.map(() => new IntList(16));
+    this.hintedCap = new Int32Array(engine.platform.nodes.length).fill(1024);
     this.e = engine;
     this.r = engine.replicas;
     this.eviction = engine.eviction;
@@ -101,6 +137,113 @@ export class MemoryManager {
   }
 
   /**
+   * Bytes an eviction of the replica of `h` on `n` writes back first: its size when it is
+   * modified (the only valid copy), 0 when it is clean or its value is dead (a ready task
+   * overwrites the home copy without reading it).
+   */
+  evictionCost(h: number, n: number): number {
+    const r = this.r;
+    if (r.state[h * this.nn + n] !== Replica.MODIFIED) return 0;
+    if (r.state[h * this.nn + r.home[h]!] === Replica.ALLOCATED) return 0;
+    return this.e.graph.handleSize.data[h]!;
+  }
+
+  /**
+   * Applies a wontUse hint to `h`: its modified replicas off home are written back now (unless
+   * a task writes them, a copy home is on its way, or the home copy is being rewritten), and
+   * every replica off home is flagged to go first. Returns the write-backs issued.
+   */
+  hint(h: number): number {
+    const r = this.r;
+    const nn = this.nn;
+    const home = r.home[h]!;
+    let issued = 0;
+    for (let n = 0; n < nn; n++) {
+      const slot = h * nn + n;
+      if (n === home || r.alloc[slot] !== 1) continue;
+      const s = r.state[slot]!;
+      if (s === Replica.INVALID) continue;
+      if ((r.flags[slot]! & F_WONTUSE) === 0) {
+        r.flags[slot]! |= F_WONTUSE;
+        const list = this.hinted[n]!;
+        // Entries of replicas freed or used again since go when a victim is sought; a node
+        // that never runs short would keep them all: drop them once the list doubles.
+        if (list.length >= this.hintedCap[n]!) {
+          this.dropStaleHints(n);
+          this.hintedCap[n] = Math.max(1024, 2 * list.length);
+        }
+        list.push(h);
+      }
+      if (
+        s === Replica.MODIFIED &&
+        (r.flags[slot]! & (F_WRITEBACK | F_WRITING)) === 0 &&
+        r.state[h * nn + home] === Replica.INVALID
+      ) {
+        r.flags[slot]! |= F_WRITEBACK;
+        this.e.transfers.issue(h, n, home, TransferKind.EARLY_WRITEBACK);
+        issued++;
+      }
+    }
+    return issued;
+  }
+
+  /** Removes the entries of node n's hinted list whose replica is no longer flagged. */
+  private dropStaleHints(n: number): void {
+    const list = this.hinted[n]!;
+    const d = list.data;
+    const r = this.r;
+    let kept = 0;
+    for (let i = 0; i < list.length; i++) {
+      const slot = d[i]! * this.nn + n;
+      if ((r.flags[slot]! & F_WONTUSE) !== 0 && r.alloc[slot] === 1) d[kept++] = d[i]!;
+    }
+    list.length = kept;
+  }
+
+  /**
+   * The oldest hinted replica of node n that may go now (only clean ones with `clean`), or -1;
+   * entries no longer flagged are dropped from the list.
+   */
+  private hintedVictim(n: number, allow: ((handle: number) => boolean) | undefined, clean: boolean): number {
+    const list = this.hinted[n]!;
+    if (list.length === 0) return -1;
+    const r = this.r;
+    const d = list.data;
+    let kept = 0;
+    let found = -1;
+    for (let i = 0; i < list.length; i++) {
+      const h = d[i]!;
+      const slot = h * this.nn + n;
+      if ((r.flags[slot]! & F_WONTUSE) === 0 || r.alloc[slot] !== 1) continue;
+      d[kept++] = h;
+      if (found >= 0 || !this.isEvictable(h, n) || (allow !== undefined && !allow(h))) continue;
+      if (!clean || this.evictionCost(h, n) === 0) found = h;
+    }
+    list.length = kept;
+    return found;
+  }
+
+  /**
+   * The next victim on node n, or -1 when none may go. With cleanFirst: a clean hinted replica,
+   * a clean one of the eviction policy's, a dirty hinted one, a dirty one of the policy's;
+   * without: a hinted replica, else the policy's choice.
+   */
+  private pickVictim(n: number, allow: ((handle: number) => boolean) | undefined): number {
+    const hinted = this.hintedVictim(n, allow, this.cleanFirst);
+    if (hinted >= 0) return hinted;
+    if (this.cleanFirst) {
+      this.filterNode = n;
+      this.filterAllow = allow;
+      const v = this.eviction.victim(n, this.cleanFilter);
+      this.filterAllow = undefined;
+      if (v >= 0) return v;
+      const dirty = this.hintedVictim(n, allow, false);
+      if (dirty >= 0) return dirty;
+    }
+    return this.eviction.victim(n, allow);
+  }
+
+  /**
    * Evicts replicas of node n chosen by the eviction policy until `bytes` more fit. A
    * modified victim is written back home first (its memory is freed when that completes).
    * Returns true when the bytes fit now; false when they must wait.
@@ -109,7 +252,7 @@ export class MemoryManager {
     const r = this.r;
     const cap = this.capacity[n]!;
     while (this.used[n]! - this.freeing[n]! + bytes > cap) {
-      const v = this.eviction.victim(n, allow);
+      const v = this.pickVictim(n, allow);
       if (v < 0) return false;
       if (!this.isEvictable(v, n)) {
         throw new Error(

@@ -26,7 +26,7 @@
  * backs go there. Flags on a replica: F_WRITEBACK (a copy from it to its home is in flight),
  * F_EVICTING (free it when that lands), F_DROP (coherence: free it after its copy home),
  * F_AGAIN (write-through: copy again), F_WRITING (a running task writes it: no copy may start
- * from it).
+ * from it), F_WONTUSE (a wontUse hint: evicted first; cleared when a task uses it again).
  */
 import { growI32, growU8, IntList } from '../growable.ts';
 
@@ -54,6 +54,8 @@ export const F_DROP = 4;
 export const F_AGAIN = 8;
 /** A running task writes it: no copy may start from it. */
 export const F_WRITING = 16;
+/** The application will not use it for a while (wontUse): evicted before other data. */
+export const F_WONTUSE = 32;
 
 /** Why a replica was freed. */
 export type FreeReason = 'evict' | 'invalidate' | 'discard';

@@ -12,7 +12,7 @@ import type { Engine } from '../engine.ts';
 import { IntQueue } from '../growable.ts';
 import { TransferKind } from '../protocol.ts';
 import { AccessMode } from '../types.ts';
-import { F_DROP, Replica, type ReplicaTable } from './replicas.ts';
+import { F_DROP, F_WONTUSE, Replica, type ReplicaTable } from './replicas.ts';
 
 /** The request FIFOs of every memory node. */
 export class RequestQueues {
@@ -102,6 +102,7 @@ export class RequestQueues {
     const slot = h * this.nn + n;
     // Freed after its task by a coherence policy, once its copy home ends: wait, then reload.
     if ((r.flags[slot]! & F_DROP) !== 0) return false;
+    r.flags[slot]! &= ~F_WONTUSE; // used again: no longer first to go
     const s = r.state[slot]!;
     if (
       s === Replica.SHARED ||

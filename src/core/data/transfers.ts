@@ -151,7 +151,8 @@ export class Transfers {
       kind === TransferKind.WRITEBACK ||
       kind === TransferKind.FLUSH ||
       kind === TransferKind.STAGE ||
-      kind === TransferKind.WRITETHROUGH
+      kind === TransferKind.WRITETHROUGH ||
+      kind === TransferKind.EARLY_WRITEBACK
     ) {
       r.flags[srcSlot]! &= ~F_WRITEBACK;
       if (kind === TransferKind.WRITEBACK) mem.freeing[src]! -= e.graph.handleSize.data[h]!;

@@ -259,16 +259,19 @@ export class ReadyQueues implements WorkerQueues {
     const g = this.ctx.graph;
     const node = this.workerNode[worker]!;
     let count = 0;
+    let reads = 0;
     const aEnd = g.accessStart.data[task + 1]!;
     for (let a = g.accessStart.data[task]!; a < aEnd; a++) {
       if (!(g.accessMode.data[a]! & AccessMode.R)) continue;
+      reads++;
       const h = g.accessHandle.data[a]!;
       this.sync(h, node);
       if (this.present[h * this.nn + node] === 0) count++;
     }
-    if (count >= this.levels) {
-      this.levels = count + 1;
-      this.index.ensureLevels(count);
+    // Every input may be evicted while the task waits: room for all of them, not just `count`.
+    if (reads >= this.levels) {
+      this.levels = reads + 1;
+      this.index.ensureLevels(reads);
     }
     this.nonReady[task] = count;
     this.taskWorker[task] = worker;
