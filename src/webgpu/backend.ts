@@ -21,6 +21,7 @@ import { LocusError } from '../core/types.ts';
 import type { Backend, EventSink } from '../drive/backend.ts';
 import type { TaskPayloads } from '../exec/thread-backend.ts';
 import { aligned, type LogicalDevice } from './device.ts';
+import { encodeKernel } from './dispatch.ts';
 import type { WebGpuKernel } from './kernel.ts';
 
 /** Options of the WebGPU backend. */
@@ -56,7 +57,6 @@ export class WebGpuBackend implements Backend {
   private readonly nn: number;
   private readonly host = new Map<number, ArrayBuffer>();
   private readonly gpu = new Map<number, GPUBuffer>();
-  private readonly pipelines = new Map<string, GPUComputePipeline>();
   private readonly events: Event[] = [];
   /** Each worker's last completion, so events come in its run order. */
   private readonly tail: Promise<unknown>[];
@@ -196,7 +196,6 @@ export class WebGpuBackend implements Backend {
       return;
     }
     const d = dev.device;
-    const bytes = handles.map((h) => this.size(h));
     let buffers: GPUBuffer[];
     try {
       buffers = handles.map((h) => this.gpuReplica(h, node));
@@ -206,24 +205,7 @@ export class WebGpuBackend implements Backend {
     }
     d.pushErrorScope('out-of-memory');
     d.pushErrorScope('validation');
-    const params = kernel.gpu.params(bytes, args);
-    const pbuf = d.createBuffer({
-      size: aligned(params.byteLength),
-      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
-    });
-    d.queue.writeBuffer(pbuf, 0, params);
-    const pipeline = this.pipeline(dev, kid, kernel, handles.length);
-    const entries: GPUBindGroupEntry[] = buffers.map((buffer, i) => ({ binding: i, resource: { buffer } }));
-    entries.push({ binding: buffers.length, resource: { buffer: pbuf } });
-    const bind = d.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
-    const enc = d.createCommandEncoder();
-    const pass = enc.beginComputePass();
-    pass.setPipeline(pipeline);
-    pass.setBindGroup(0, bind);
-    const [x, y, z] = kernel.gpu.workgroups(bytes, args);
-    pass.dispatchWorkgroups(x, y, z);
-    pass.end();
-    d.queue.submit([enc.finish()]);
+    const pbuf = encodeKernel(d, kernel.gpu, buffers, args);
     const validation = d.popErrorScope();
     const oom = d.popErrorScope();
     const name = dev.name;
@@ -249,17 +231,6 @@ export class WebGpuBackend implements Backend {
       this.push({ kind: 'task', task, worker, start, end, error });
     });
     this.tail[worker] = next;
-  }
-
-  private pipeline(dev: LogicalDevice, kid: number, kernel: WebGpuKernel, n: number): GPUComputePipeline {
-    const key = `${dev.name}/${kid}/${n}`;
-    let p = this.pipelines.get(key);
-    if (p === undefined) {
-      const module = dev.device.createShaderModule({ code: kernel.gpu!.source(n) });
-      p = dev.device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
-      this.pipelines.set(key, p);
-    }
-    return p;
   }
 
   copy(id: number): void {

@@ -1,0 +1,103 @@
+/**
+ * Runs one WGSL kernel on a logical device outside a task graph (kernel tests, calibration):
+ * uploads the data, dispatches inside validation and out-of-memory error scopes, reads every
+ * datum back. A GPU error rejects with the GPU's message.
+ */
+/// <reference types="@webgpu/types" />
+import { aligned, type LogicalDevice } from './device.ts';
+import type { WgslKernel } from './kernel.ts';
+
+/** The pipeline cache of each device: kernel -> data count -> pipeline. */
+const cache = new WeakMap<GPUDevice, Map<WgslKernel, Map<number, GPUComputePipeline>>>();
+
+/** The compute pipeline of `kernel` for `n` data on `device` (compiled once). */
+export function pipelineOf(device: GPUDevice, kernel: WgslKernel, n: number): GPUComputePipeline {
+  let byKernel = cache.get(device);
+  if (byKernel === undefined) {
+    byKernel = new Map();
+    cache.set(device, byKernel);
+  }
+  let byN = byKernel.get(kernel);
+  if (byN === undefined) {
+    byN = new Map();
+    byKernel.set(kernel, byN);
+  }
+  let p = byN.get(n);
+  if (p === undefined) {
+    const module = device.createShaderModule({ code: kernel.source(n) });
+    p = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+    byN.set(n, p);
+  }
+  return p;
+}
+
+/**
+ * Encodes `kernel` over `buffers` (plus its parameter buffer) and submits it `repeat` times;
+ * returns the parameter buffer (destroy it once the work is done).
+ */
+export function encodeKernel(
+  device: GPUDevice,
+  kernel: WgslKernel,
+  buffers: readonly GPUBuffer[],
+  args: Float64Array,
+  repeat = 1,
+): GPUBuffer {
+  const bytes = buffers.map((b) => b.size);
+  const params = kernel.params(bytes, args);
+  const pbuf = device.createBuffer({
+    size: aligned(params.byteLength),
+    usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
+  });
+  device.queue.writeBuffer(pbuf, 0, params);
+  const pipeline = pipelineOf(device, kernel, buffers.length);
+  const entries: GPUBindGroupEntry[] = buffers.map((buffer, i) => ({ binding: i, resource: { buffer } }));
+  entries.push({ binding: buffers.length, resource: { buffer: pbuf } });
+  const bind = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
+  const enc = device.createCommandEncoder();
+  const [x, y, z] = kernel.workgroups(bytes, args);
+  for (let r = 0; r < repeat; r++) {
+    const pass = enc.beginComputePass();
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, bind);
+    pass.dispatchWorkgroups(x, y, z);
+    pass.end();
+  }
+  device.queue.submit([enc.finish()]);
+  return pbuf;
+}
+
+/** Runs `kernel` once on `dev` over copies of `data`; resolves with every datum's new content. */
+export async function runWgsl(
+  dev: LogicalDevice,
+  kernel: WgslKernel,
+  data: readonly Float32Array[],
+  args: readonly number[],
+): Promise<Float32Array[]> {
+  const d = dev.device;
+  const buffers = data.map((x) => {
+    const b = dev.buffer(x.byteLength);
+    d.queue.writeBuffer(b, 0, x.buffer, x.byteOffset, x.byteLength);
+    return b;
+  });
+  d.pushErrorScope('out-of-memory');
+  d.pushErrorScope('validation');
+  const pbuf = encodeKernel(d, kernel, buffers, Float64Array.from(args));
+  const validation = await d.popErrorScope();
+  const oom = await d.popErrorScope();
+  const error = validation ?? oom;
+  if (error) throw new Error(`WebGPU error in a kernel on ${dev.name}: ${error.message.split('\n')[0]}`);
+  const out: Float32Array[] = [];
+  for (const [i, b] of buffers.entries()) {
+    const staging = dev.stagingBuffer(b.size);
+    const enc = d.createCommandEncoder();
+    enc.copyBufferToBuffer(b, 0, staging, 0, b.size);
+    d.queue.submit([enc.finish()]);
+    await staging.mapAsync(GPUMapMode.READ);
+    out.push(new Float32Array(staging.getMappedRange().slice(0, data[i]!.byteLength)));
+    staging.unmap();
+    dev.releaseStaging(staging);
+    dev.release(b);
+  }
+  pbuf.destroy();
+  return out;
+}
