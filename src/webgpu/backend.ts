@@ -70,6 +70,8 @@ export class WebGpuBackend implements Backend {
   readonly copies = { h2d: 0, d2h: 0, d2d: 0, h2h: 0 };
   /** Bytes copied. */
   bytesCopied = 0;
+  /** Device replicas freed (evicted, or invalidated by a write elsewhere). */
+  deviceFrees = 0;
 
   constructor(o: WebGpuBackendOptions) {
     this.p = o.platform;
@@ -320,6 +322,7 @@ export class WebGpuBackend implements Backend {
     const b = this.gpu.get(k);
     if (b !== undefined) {
       this.gpu.delete(k);
+      this.deviceFrees++;
       this.devices.get(node)!.release(b);
     } else if (node !== this.p.homeNode) this.host.delete(k);
   }
