@@ -72,6 +72,8 @@ export interface RunOptions extends SimulationFlags {
   gpus?: number;
   cpus?: number;
   gpuMem?: number;
+  /** Real runs: threads (default) or webgpu. */
+  backend?: string;
   sched: string;
   eviction?: string;
   seed: number;

@@ -33,7 +33,7 @@ export interface WebGpuBackendOptions {
   kernels: readonly WebGpuKernel[];
   /** Kernel ids and arguments of the tasks. */
   payloads: TaskPayloads;
-  /** Each handle's initial content (its home replica; bytes = the handle's size). */
+  /** Each handle's home replica, with its initial content (bytes = the handle's size). */
   initial: readonly ArrayBuffer[];
   /**
    * Hold each copy's completion back to its route's latency + bytes / bandwidth, copies on a
@@ -81,9 +81,14 @@ export class WebGpuBackend implements Backend {
     this.nn = o.platform.nodes.length;
     this.throttle = o.throttle ?? false;
     this.routeBusy = new Float64Array(this.nn * this.nn);
+    // The home replicas are the caller's buffers (results land there), copied only when
+    // their length is not a multiple of 4 bytes (WebGPU copies whole words).
     for (const [h, bytes] of o.initial.entries()) {
-      const own = new ArrayBuffer(aligned(bytes.byteLength));
-      new Uint8Array(own).set(new Uint8Array(bytes));
+      let own = bytes;
+      if (bytes.byteLength % 4 !== 0) {
+        own = new ArrayBuffer(aligned(bytes.byteLength));
+        new Uint8Array(own).set(new Uint8Array(bytes));
+      }
       this.host.set(h * this.nn + o.platform.homeNode, own);
     }
     this.tail = o.platform.workers.map(() => Promise.resolve());
