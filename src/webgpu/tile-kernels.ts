@@ -20,6 +20,11 @@ function withArgs(k: WgslKernel, fixed: readonly number[]): WgslKernel {
   };
 }
 
+/** The CPU implementations by name. */
+const CPU: Readonly<Record<KernelName, (data: readonly ArrayLike<number>[], args: Float64Array) => void>> = {
+  ...Tasks,
+};
+
 /** The WGSL implementation of each task kernel that has one. */
 const WGSL: Partial<Record<KernelName, WgslKernel>> = {
   gemmTask: withArgs(gemmWgsl, [0, 1, 1]),
@@ -36,7 +41,7 @@ export function tileKernel(
   name: KernelName,
   view: (task: readonly ArrayBuffer[]) => ArrayLike<number>[],
 ): WebGpuKernel {
-  const cpu = Tasks[name] as (data: readonly ArrayLike<number>[], args: Float64Array) => void;
+  const cpu = CPU[name];
   const gpu = WGSL[name];
   return { name, cpu: (data, args) => cpu(view(data), args), ...(gpu ? { gpu } : {}) };
 }
