@@ -49,13 +49,13 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
   }
   if (o.backend !== undefined && o.backend !== 'threads' && o.backend !== 'webgpu')
     throw new LocusError('LOCUS_OPTION_INVALID', `--backend must be threads or webgpu (got '${o.backend}')`);
-  if (o.backend === 'webgpu') return (await import('../webgpu/command.ts')).webgpuRunCommand(o);
   for (const [key, flag] of SIM_ONLY) {
     // The iterated real application reads --iterations.
     if (key === 'iterations' && o.workload === 'jacobi') continue;
     if (o[key] !== undefined && o[key] !== false)
       throw new LocusError('LOCUS_OPTION_CONFLICT', `${flag} applies to --mode sim only`);
   }
+  if (o.backend === 'webgpu') return (await import('../webgpu/command.ts')).webgpuRunCommand(o);
   if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {
     throw new LocusError(
       'LOCUS_OPTION_INVALID',
