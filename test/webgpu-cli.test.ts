@@ -53,7 +53,7 @@ describe('locus run --backend webgpu', { timeout: 300_000, ...skip }, () => {
         j.tasks,
       );
       if (workload === 'cholesky') assert.equal(byName.cpu0, 4, 'the 4 POTRFs ran on the CPU worker');
-      if (workload === 'jacobi') assert.equal(byName.cpu0, j.tasks, 'Jacobi has no WGSL kernel yet');
+      if (workload !== 'cholesky') assert.ok(byName.gpu0 + byName.gpu1 > 0, 'tasks ran on the devices');
       if (workload === 'gemm') assert.ok(j.transfersToDevices > 0);
     });
   }

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { jacobiBlock } from '../src/kernels/jacobi.ts';
 import {
   gemmRef,
   mulberry32,
@@ -17,6 +18,7 @@ import type { LogicalDevice } from '../src/webgpu/device.ts';
 import { createLogicalDevice } from '../src/webgpu/device.ts';
 import { runWgsl } from '../src/webgpu/dispatch.ts';
 import { gemmWgsl, syrkWgsl } from '../src/webgpu/gemm.ts';
+import { jacobiWgsl } from '../src/webgpu/jacobi.ts';
 import { trsmWgsl } from '../src/webgpu/trsm.ts';
 import { noAdapter } from './helpers/webgpu.ts';
 
@@ -95,6 +97,32 @@ describe('WGSL kernels against the CPU references', { timeout: 300_000, ...skip 
       const want = Float64Array.from(b);
       ref(Float64Array.from(t), want, n);
       close(got!, want, 1e-4, `trsm ${variant}`);
+    });
+  }
+
+  for (const [above, below] of [
+    [true, true],
+    [false, true],
+    [true, false],
+  ] as const) {
+    test(`Jacobi sweep of 3 segments (1, 5, 1 rows of 36), above ${above}, below ${below}`, async () => {
+      const n = 36;
+      const rows = [1, 5, 1];
+      const src = rows.map((r, k) => tile(n, 20 + k).slice(0, r * n));
+      const up = tile(n, 30).slice(0, n);
+      const down = tile(n, 31).slice(0, n);
+      const dst = rows.map((r) => new Float32Array(r * n));
+      const data = [...(above ? [up] : []), ...src, ...(below ? [down] : []), ...dst];
+      const got = await runWgsl(dev, jacobiWgsl, data, [n, above ? 1 : 0, below ? 1 : 0, 3]);
+      const want = rows.map((r) => new Float64Array(r * n));
+      jacobiBlock(
+        src.map((x) => Float64Array.from(x)),
+        want,
+        n,
+        above ? Float64Array.from(up) : null,
+        below ? Float64Array.from(down) : null,
+      );
+      for (let k = 0; k < 3; k++) close(got[got.length - 3 + k]!, want[k]!, 1e-6, `jacobi segment ${k}`);
     });
   }
 

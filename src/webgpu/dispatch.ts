@@ -4,29 +4,24 @@
  * datum back. A GPU error rejects with the GPU's message.
  */
 /// <reference types="@webgpu/types" />
-import { aligned, type LogicalDevice } from './device.ts';
+import type { LogicalDevice } from './device.ts';
 import type { WgslKernel } from './kernel.ts';
 
-/** The pipeline cache of each device: kernel -> data count -> pipeline. */
-const cache = new WeakMap<GPUDevice, Map<WgslKernel, Map<number, GPUComputePipeline>>>();
+/** The pipeline cache of each device, by WGSL source. */
+const cache = new WeakMap<GPUDevice, Map<string, GPUComputePipeline>>();
 
-/** The compute pipeline of `kernel` for `n` data on `device` (compiled once). */
-export function pipelineOf(device: GPUDevice, kernel: WgslKernel, n: number): GPUComputePipeline {
-  let byKernel = cache.get(device);
-  if (byKernel === undefined) {
-    byKernel = new Map();
-    cache.set(device, byKernel);
+/** The compute pipeline of WGSL `code` on `device` (compiled once). */
+export function pipelineOf(device: GPUDevice, code: string): GPUComputePipeline {
+  let bySource = cache.get(device);
+  if (bySource === undefined) {
+    bySource = new Map();
+    cache.set(device, bySource);
   }
-  let byN = byKernel.get(kernel);
-  if (byN === undefined) {
-    byN = new Map();
-    byKernel.set(kernel, byN);
-  }
-  let p = byN.get(n);
+  let p = bySource.get(code);
   if (p === undefined) {
-    const module = device.createShaderModule({ code: kernel.source(n) });
+    const module = device.createShaderModule({ code });
     p = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
-    byN.set(n, p);
+    bySource.set(code, p);
   }
   return p;
 }
@@ -45,11 +40,12 @@ export function encodeKernel(
   const bytes = buffers.map((b) => b.size);
   const params = kernel.params(bytes, args);
   const pbuf = device.createBuffer({
-    size: aligned(params.byteLength),
-    usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
+    // A uniform binding takes whole 16-byte blocks.
+    size: Math.max(16, Math.ceil(params.byteLength / 16) * 16),
+    usage: GPUBufferUsage.STORAGE | GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
   });
   device.queue.writeBuffer(pbuf, 0, params);
-  const pipeline = pipelineOf(device, kernel, buffers.length);
+  const pipeline = pipelineOf(device, kernel.source(buffers.length, args));
   const entries: GPUBindGroupEntry[] = buffers.map((buffer, i) => ({ binding: i, resource: { buffer } }));
   entries.push({ binding: buffers.length, resource: { buffer: pbuf } });
   const bind = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });

@@ -2,8 +2,8 @@
  * What a kernel is to the WebGPU backend (docs/webgpu.md): a CPU implementation for tasks on
  * host workers (POTRF and GETRF stay there, as in the seeds' hybrid runs) and a WGSL one for
  * tasks on devices. A WGSL kernel binds each of the task's data as storage buffer `i`
- * (binding i of group 0, in access order) and its parameters as a storage array of u32 words
- * at binding `n` (the data count).
+ * (binding i of group 0, in access order) and its parameters, u32 words, at binding `n` (the
+ * data count): a storage array, or a uniform of up to 4 words (the buffer has both usages).
  */
 
 /** A kernel the WebGPU backend can run. */
@@ -18,8 +18,8 @@ export interface WebGpuKernel {
 
 /** A WGSL implementation. */
 export interface WgslKernel {
-  /** WGSL source for a task with `n` data (cached per n); entry point `main`. */
-  source(n: number): string;
+  /** WGSL source for a task with `n` data and arguments `args` (compiled once per distinct source); entry point `main`. */
+  source(n: number, args: Float64Array): string;
   /** Workgroups to dispatch, from the data's byte sizes and the task's arguments. */
   workgroups(bytes: readonly number[], args: Float64Array): readonly [number, number, number];
   /** The parameter words (u32) the kernel reads at binding n. */

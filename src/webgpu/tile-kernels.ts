@@ -1,12 +1,13 @@
 /**
  * The workloads' task kernels (src/kernels/tasks.ts) as the WebGPU backend runs them: every
  * one keeps its CPU implementation (host workers); GEMM, SYRK and the TRSMs also have a WGSL
- * one (float32). POTRF, GETRF, the pivoting panels and Jacobi have none and run on the CPU
- * workers, as in the seeds' hybrid runs.
+ * one (float32), and so does the Jacobi sweep. POTRF, GETRF and the pivoting panels have none
+ * and run on the CPU workers, as in the seeds' hybrid runs.
  */
 import * as Tasks from '../kernels/tasks.ts';
 import type { KernelName } from '../workloads/submitter.ts';
 import { gemmWgsl, syrkWgsl } from './gemm.ts';
+import { jacobiWgsl } from './jacobi.ts';
 import type { WebGpuKernel, WgslKernel } from './kernel.ts';
 import { trsmWgsl } from './trsm.ts';
 
@@ -34,6 +35,7 @@ const WGSL: Partial<Record<KernelName, WgslKernel>> = {
   trsmCholeskyTask: withArgs(trsmWgsl, [0]),
   trsmLuRowTask: withArgs(trsmWgsl, [1]),
   trsmLuColumnTask: withArgs(trsmWgsl, [2]),
+  jacobiTask: jacobiWgsl,
 };
 
 /** The WebGPU kernel of task kernel `name`, its CPU side reading the data through `view`. */
