@@ -212,13 +212,14 @@ export class WebGpuBackend implements Backend {
     }
     d.pushErrorScope('out-of-memory');
     d.pushErrorScope('validation');
-    const pbuf = encodeKernel(d, kernel.gpu, buffers, args);
+    const { params: pbuf, compileError } = encodeKernel(d, kernel.gpu, buffers, args);
     const validation = d.popErrorScope();
     const oom = d.popErrorScope();
     const name = dev.name;
-    const done = Promise.all([validation, oom, d.queue.onSubmittedWorkDone()]).then(
-      ([v, o]) => {
+    const done = Promise.all([compileError, validation, oom, d.queue.onSubmittedWorkDone()]).then(
+      ([c, v, o]) => {
         pbuf.destroy();
+        if (c !== undefined) return `WebGPU error compiling kernel ${kernel.name} on ${name}: ${c}`;
         const e = v ?? o;
         return e === null || e === undefined
           ? dev.lost

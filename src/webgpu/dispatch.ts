@@ -7,28 +7,47 @@
 import type { LogicalDevice } from './device.ts';
 import type { WgslKernel } from './kernel.ts';
 
-/** The pipeline cache of each device, by WGSL source. */
-const cache = new WeakMap<GPUDevice, Map<string, GPUComputePipeline>>();
+/** A compiled pipeline and the compilation's error message (undefined when it compiled). */
+export interface Compiled {
+  pipeline: GPUComputePipeline;
+  error: Promise<string | undefined>;
+}
 
-/** The compute pipeline of WGSL `code` on `device` (compiled once). */
-export function pipelineOf(device: GPUDevice, code: string): GPUComputePipeline {
+/** The pipeline cache of each device, by WGSL source. */
+const cache = new WeakMap<GPUDevice, Map<string, Compiled>>();
+
+/**
+ * The compute pipeline of WGSL `code` on `device` (compiled once). A source that does not
+ * compile keeps its first error message: every later use reports that, not Dawn's "invalid
+ * due to a previous error".
+ */
+export function pipelineOf(device: GPUDevice, code: string): Compiled {
   let bySource = cache.get(device);
   if (bySource === undefined) {
     bySource = new Map();
     cache.set(device, bySource);
   }
-  let p = bySource.get(code);
-  if (p === undefined) {
+  let c = bySource.get(code);
+  if (c === undefined) {
+    device.pushErrorScope('validation');
     const module = device.createShaderModule({ code });
-    p = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
-    bySource.set(code, p);
+    const pipeline = device.createComputePipeline({
+      layout: 'auto',
+      compute: { module, entryPoint: 'main' },
+    });
+    const error = device.popErrorScope().then(
+      (e) => (e ? e.message.split('\n')[0] : undefined),
+      (e: unknown) => (e as Error).message,
+    );
+    c = { pipeline, error };
+    bySource.set(code, c);
   }
-  return p;
+  return c;
 }
 
 /**
  * Encodes `kernel` over `buffers` (plus its parameter buffer) and submits it `repeat` times;
- * returns the parameter buffer (destroy it once the work is done).
+ * returns the parameter buffer (destroy it once the work is done) and the compilation's error.
  */
 export function encodeKernel(
   device: GPUDevice,
@@ -36,7 +55,7 @@ export function encodeKernel(
   buffers: readonly GPUBuffer[],
   args: Float64Array,
   repeat = 1,
-): GPUBuffer {
+): { params: GPUBuffer; compileError: Promise<string | undefined> } {
   const bytes = buffers.map((b) => b.size);
   const params = kernel.params(bytes, args);
   const pbuf = device.createBuffer({
@@ -45,7 +64,7 @@ export function encodeKernel(
     usage: GPUBufferUsage.STORAGE | GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST,
   });
   device.queue.writeBuffer(pbuf, 0, params);
-  const pipeline = pipelineOf(device, kernel.source(buffers.length, args));
+  const { pipeline, error: compileError } = pipelineOf(device, kernel.source(buffers.length, args));
   const entries: GPUBindGroupEntry[] = buffers.map((buffer, i) => ({ binding: i, resource: { buffer } }));
   entries.push({ binding: buffers.length, resource: { buffer: pbuf } });
   const bind = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
@@ -59,7 +78,7 @@ export function encodeKernel(
     pass.end();
   }
   device.queue.submit([enc.finish()]);
-  return pbuf;
+  return { params: pbuf, compileError };
 }
 
 /** Runs `kernel` once on `dev` over copies of `data`; resolves with every datum's new content. */
@@ -77,11 +96,11 @@ export async function runWgsl(
   });
   d.pushErrorScope('out-of-memory');
   d.pushErrorScope('validation');
-  const pbuf = encodeKernel(d, kernel, buffers, Float64Array.from(args));
+  const { params: pbuf, compileError } = encodeKernel(d, kernel, buffers, Float64Array.from(args));
   const validation = await d.popErrorScope();
   const oom = await d.popErrorScope();
-  const error = validation ?? oom;
-  if (error) throw new Error(`WebGPU error in a kernel on ${dev.name}: ${error.message.split('\n')[0]}`);
+  const error = (await compileError) ?? (validation ?? oom)?.message.split('\n')[0];
+  if (error !== undefined) throw new Error(`WebGPU error in a kernel on ${dev.name}: ${error}`);
   const out: Float32Array[] = [];
   for (const [i, b] of buffers.entries()) {
     const staging = dev.stagingBuffer(b.size);
