@@ -47,12 +47,15 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       `--mode real runs ${REAL_WORKLOAD_NAMES.join(', ')} (got --workload ${o.workload}); simulate the others with --mode sim`,
     );
   }
+  if (o.backend !== undefined && o.backend !== 'threads' && o.backend !== 'webgpu')
+    throw new LocusError('LOCUS_OPTION_INVALID', `--backend must be threads or webgpu (got '${o.backend}')`);
   for (const [key, flag] of SIM_ONLY) {
     // The iterated real application reads --iterations.
     if (key === 'iterations' && o.workload === 'jacobi') continue;
     if (o[key] !== undefined && o[key] !== false)
       throw new LocusError('LOCUS_OPTION_CONFLICT', `${flag} applies to --mode sim only`);
   }
+  if (o.backend === 'webgpu') return (await import('../webgpu/command.ts')).webgpuRunCommand(o);
   if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {
     throw new LocusError(
       'LOCUS_OPTION_INVALID',

@@ -74,6 +74,8 @@ export interface RunOptions extends SimulationFlags {
   gpus?: number;
   cpus?: number;
   gpuMem?: number;
+  /** Real runs: threads (default) or webgpu. */
+  backend?: string;
   sched: string;
   eviction?: string;
   /** false with --no-clean-first: victims in the eviction policy's order alone. */

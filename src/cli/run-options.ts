@@ -98,6 +98,7 @@ export function registerRunCommand(cmd: Command): void {
   addSimulationOptions(cmd)
     .optionsGroup('Real execution:')
     .option('--mode <mode>', 'sim (simulated platform) or real (worker threads on this machine)', 'sim')
+    .option('--backend <name>', 'real: threads (default; emulated devices) or webgpu (GPUs through WebGPU)')
     .option('--check', 'real: compare the result with a sequential run (prints the relative difference)')
     .option('--throttle', "real: hold copies to emulated devices to the platform's link speed")
     .option('--no-record', "real: do not save the run's measurements into the performance models")

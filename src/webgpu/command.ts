@@ -1,0 +1,70 @@
+/**
+ * `locus run --mode real --backend webgpu` (docs/webgpu.md): the platform (`local` by default,
+ * with 2 GPUs and 1 CPU worker unless --gpus / --cpus say otherwise; each GPU a logical WebGPU
+ * device capped at --gpu-mem), the run, and the report with the adapter that ran it (JSON:
+ * an `adapter` object; text: a last `adapter:` line). Where no adapter is found, the run
+ * fails with that reason in one line.
+ */
+
+import { formatReport } from '../cli/format.ts';
+import type { RunOptions } from '../cli/run-command.ts';
+import { LocusError } from '../core/types.ts';
+import { resolvePlatform } from '../platform/presets.ts';
+import { parsePolicySpec } from '../report/policy-spec.ts';
+import { adapterReportLine, runWebGpuWorkload } from './run-workload.ts';
+
+/** Runs the workload over WebGPU; resolves with the exit code. */
+export async function webgpuRunCommand(o: RunOptions): Promise<number> {
+  if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `--precision must be single or double (got '${o.precision}')`,
+    );
+  }
+  for (const [set, flag] of [
+    [o.throttle, '--throttle'],
+    [o.trace, '--trace'],
+    [o.taskTimeLimit, '--task-time-limit'],
+    [o.calibrate, '--calibrate'],
+  ] as const) {
+    if (set !== undefined && set !== false)
+      throw new LocusError('LOCUS_OPTION_CONFLICT', `${flag} is not supported with --backend webgpu yet`);
+  }
+  const policy = parsePolicySpec(o.sched);
+  const platform = resolvePlatform(o.platform ?? 'local', {
+    gpus: o.gpus ?? (o.platform === undefined ? 2 : undefined),
+    cpus: o.cpus ?? (o.platform === undefined ? 1 : undefined),
+    gpuMem: o.gpuMem,
+  });
+  const result = await runWebGpuWorkload(o.workload, {
+    tiles: o.tiles ?? 8,
+    tileSize: o.tileSize ?? 256,
+    precision: o.precision as 'single' | 'double' | undefined,
+    iterations: o.iterations,
+    check: o.check,
+    dataSeed: o.seed,
+    platform,
+    scheduler: policy.scheduler,
+    eviction: policy.eviction ?? o.eviction ?? 'lru',
+    seed: o.seed,
+  });
+  const { report } = result;
+  if (o.json) {
+    process.stdout.write(`${JSON.stringify({ ...report, residual: result.residual ?? null }, null, 2)}\n`);
+  } else {
+    process.stdout.write(`${formatReport(report)}\n`);
+    if (result.residual !== undefined)
+      process.stdout.write(
+        `check: relative difference to the sequential run ${result.residual.toExponential(2)}\n`,
+      );
+    process.stdout.write(`${adapterReportLine(report.adapter)}\n`);
+  }
+  // Float32 kernels on the GPU against float32 tiles computed in double on the CPU.
+  if (o.check && !(result.residual! <= 1e-4)) {
+    process.stderr.write(
+      `locus: check failed: the result differs from the sequential run by ${result.residual}\n`,
+    );
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,76 @@
+/**
+ * `locus run --mode real --backend webgpu` end to end on the adapter found here (lavapipe on
+ * CI): GEMM (every task may run on a device), Cholesky (POTRF on the CPU worker) and Jacobi
+ * (CPU kernels only, so far) pass their checks, and the JSON names the adapter; float64 is
+ * refused in one line with exit code 2. Skipped, with the reason, where no adapter is found.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { noAdapter } from './helpers/webgpu.ts';
+
+const ENV = { ...process.env, LOCUS_PERFMODEL_DIR: mkdtempSync(join(tmpdir(), 'locus-models-')) };
+
+function locus(...args: string[]) {
+  const r = spawnSync(process.execPath, ['bin/locus.mjs', ...args], { encoding: 'utf8', env: ENV });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const skip = noAdapter === undefined ? {} : { skip: noAdapter };
+
+describe('locus run --backend webgpu', { timeout: 300_000, ...skip }, () => {
+  for (const workload of ['gemm', 'cholesky', 'jacobi']) {
+    test(`${workload}: 4 tiles of 64 pass --check; the JSON names the adapter`, () => {
+      const r = locus(
+        'run',
+        '--mode',
+        'real',
+        '--backend',
+        'webgpu',
+        '--workload',
+        workload,
+        '--tiles',
+        '4',
+        '--tile-size',
+        '64',
+        '--check',
+        '--json',
+      );
+      assert.equal(r.code, 0, r.err);
+      const j = JSON.parse(r.out);
+      assert.ok(j.residual <= 1e-4, `residual ${j.residual}`);
+      assert.equal(typeof j.adapter.vendor, 'string');
+      assert.equal(typeof j.adapter.software, 'boolean');
+      assert.ok(j.adapter.device.length > 0 || j.adapter.description.length > 0);
+      const byName = Object.fromEntries(
+        j.workers.map((w: { name: string; tasks: number }) => [w.name, w.tasks]),
+      );
+      assert.equal(
+        j.workers.reduce((s: number, w: { tasks: number }) => s + w.tasks, 0),
+        j.tasks,
+      );
+      if (workload === 'cholesky') assert.equal(byName.cpu0, 4, 'the 4 POTRFs ran on the CPU worker');
+      if (workload !== 'cholesky') assert.ok(byName.gpu0 + byName.gpu1 > 0, 'tasks ran on the devices');
+      if (workload === 'gemm') assert.ok(j.transfersToDevices > 0);
+    });
+  }
+
+  test('float64 is refused in one line with exit code 2', () => {
+    const r = locus(
+      'run',
+      '--mode',
+      'real',
+      '--backend',
+      'webgpu',
+      '--workload',
+      'gemm',
+      '--precision',
+      'double',
+    );
+    assert.equal(r.code, 2);
+    assert.match(r.err, /^locus: --backend webgpu computes in float32 .*\n$/);
+  });
+});
