@@ -2,6 +2,8 @@
  * Locus's library API: build a task graph, pick a platform and policies, simulate, read the
  * report. See docs/guide.md for a complete example.
  */
+
+export * from './cluster/index.ts';
 export {
   Cmd,
   Engine,

@@ -121,6 +121,8 @@ export class Runtime {
   private readonly callbackErrors: unknown[] = [];
   /** Handle -> the acquire task holding it (or waiting for it). */
   private readonly held = new Map<number, number>();
+  /** Ticket acquires (acquireTicket): acquire task -> handle. */
+  private readonly tickets = new Map<number, number>();
   /** Acquires that got their data and are not released. */
   private holding = 0;
   private readonly acquireWaiters = new Map<number, () => void>();
@@ -454,6 +456,47 @@ export class Runtime {
     return this.store.view(this.store.home[d.id]!);
   }
 
+  /**
+   * A non-blocking acquire of `d` that may overlap other acquisitions of it (the cluster layer
+   * posts one per MPI send or receive): ordered with tasks as acquire() is; `data` resolves with
+   * the home copy; end it with releaseTicket(ticket).
+   */
+  acquireTicket(d: Data, mode: 'R' | 'RW'): { ticket: number; data: Promise<DataArray> } {
+    this.checkOpen();
+    this.checkData(d, 'acquire');
+    const m = MODES[mode];
+    if (m !== AccessMode.R && m !== AccessMode.RW)
+      throw new LocusError('LOCUS_OPTION_INVALID', `acquire mode must be R or RW (got '${mode}')`);
+    const task = this.graph.submit(this.acquireCodelet, [[d.id, m]], {
+      app: true,
+      name: `acquire(${d.name})`,
+    });
+    this.recordPayload(-1, []);
+    this.tickets.set(task, d.id);
+    if (m & AccessMode.W) this.written.add(d.id);
+    const got = new Promise<void>((resolve) => this.acquireWaiters.set(task, resolve));
+    this.schedulePump();
+    const data = got.then(() => {
+      this.throwFatal();
+      return this.store.view(this.store.home[d.id]!);
+    });
+    return { ticket: task, data };
+  }
+
+  /** Ends an acquireTicket() once its data came: as release(), for that acquisition only. */
+  releaseTicket(ticket: number): void {
+    const h = this.tickets.get(ticket);
+    if (h === undefined || this.status[ticket] !== ACQUIRED)
+      throw new LocusError('LOCUS_STATE_INVALID', `acquire ticket ${ticket} is not held`);
+    this.tickets.delete(ticket);
+    this.holding--;
+    this.copyBack([h]);
+    const s = this.session!;
+    s.engine.release(ticket, s.backend.now());
+    s.driver.execute();
+    this.ensureLoop();
+  }
+
   /** Ends an acquire: `d`'s content goes back to its registered array; held tasks may run. */
   release(d: Data): void {
     this.checkData(d, 'release');
@@ -535,6 +578,7 @@ export class Runtime {
     try {
       if (!this.fatal) {
         for (const [h] of this.held) this.release(this.describe(h));
+        for (const [t] of this.tickets) if (this.status[t] === ACQUIRED) this.releaseTicket(t);
         this.schedulePump();
         await this.chain;
         if (this.lowWater < this.graph.taskCount) {

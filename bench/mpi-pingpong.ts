@@ -1,0 +1,83 @@
+/**
+ * `npm run bench` (MPI part): ping-pong latency (1 KB messages, half a round trip) and bandwidth
+ * (16 MB messages) between 2 ranks on this machine, through the addon (bench/mpi-pingpong-rank.ts)
+ * and through the same exchange in C (bench/mpi-pingpong.c, compiled now with mpicc: the same
+ * Open MPI), alternated `--rounds` times; prints the median of each and the ratios addon / C.
+ * Skips with one line where mpirun, mpicc or the addon is missing.
+ *
+ *   node --import tsx bench/mpi-pingpong.ts [--rounds N]   (default 3)
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { addonPath } from '../src/cluster/addon.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const roundsFlag = process.argv.indexOf('--rounds');
+const ROUNDS = roundsFlag > 0 ? Number(process.argv[roundsFlag + 1]) : 3;
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
+  process.stderr.write('bench/mpi-pingpong: --rounds must be a positive integer\n');
+  process.exit(2);
+}
+const LAT_ITERS = 2000;
+const BW_ITERS = 20;
+
+const missing =
+  spawnSync('mpirun', ['--version'], { stdio: 'ignore' }).status !== 0
+    ? 'mpirun'
+    : spawnSync('mpicc', ['--showme:version'], { stdio: 'ignore' }).status !== 0
+      ? 'mpicc'
+      : !existsSync(addonPath())
+        ? `the MPI addon (${addonPath()})`
+        : undefined;
+if (missing) {
+  console.log(`mpi ping-pong: skipped, ${missing} is missing`);
+  process.exit(0);
+}
+
+const bin = join(mkdtempSync(join(tmpdir(), 'locus-pingpong-')), 'pingpong');
+const cc = spawnSync('mpicc', ['-O2', '-o', bin, join(root, 'bench', 'mpi-pingpong.c')], {
+  encoding: 'utf8',
+});
+if (cc.status !== 0) {
+  process.stderr.write(`bench/mpi-pingpong: mpicc failed:\n${cc.stderr}`);
+  process.exit(1);
+}
+
+/** One 2-rank run; its JSON line. */
+function run(cmd: string[]): { latencyUs: number; bandwidthMBs: number } {
+  const r = spawnSync(
+    'mpirun',
+    ['--allow-run-as-root', '--oversubscribe', '-np', '2', ...cmd, String(LAT_ITERS), String(BW_ITERS)],
+    { cwd: root, encoding: 'utf8', timeout: 300_000, killSignal: 'SIGKILL' },
+  );
+  const line = r.stdout.split('\n').find((l) => l.startsWith('{'));
+  if (r.status !== 0 || !line) {
+    process.stderr.write(
+      `bench/mpi-pingpong: ${cmd.join(' ')} failed (${r.status ?? r.signal}):\n${r.stderr}`,
+    );
+    process.exit(1);
+  }
+  return JSON.parse(line);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const c: { latencyUs: number; bandwidthMBs: number }[] = [];
+const node: { latencyUs: number; bandwidthMBs: number }[] = [];
+for (let i = 0; i < ROUNDS; i++) {
+  c.push(run([bin]));
+  node.push(run([process.execPath, '--import', 'tsx', 'bench/mpi-pingpong-rank.ts']));
+}
+const cl = median(c.map((x) => x.latencyUs));
+const nl = median(node.map((x) => x.latencyUs));
+const cb = median(c.map((x) => x.bandwidthMBs));
+const nb = median(node.map((x) => x.bandwidthMBs));
+console.log(`mpi ping-pong, 2 ranks on this machine, median of ${ROUNDS} alternated runs:`);
+console.log(
+  `  latency 1 KB:    C ${cl.toFixed(2)} us, addon ${nl.toFixed(2)} us, addon/C ${(nl / cl).toFixed(2)}`,
+);
+console.log(
+  `  bandwidth 16 MB: C ${cb.toFixed(0)} MB/s, addon ${nb.toFixed(0)} MB/s, addon/C ${(nb / cb).toFixed(2)}`,
+);

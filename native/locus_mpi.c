@@ -1,0 +1,442 @@
+// Node-API addon over MPI (Open MPI): init with MPI_THREAD_MULTIPLE, rank/size, communicator
+// dup, non-blocking send/receive of typed arrays / ArrayBuffers with tags, test/testsome/wait,
+// finalize, abort. Every buffer in flight is kept alive by a napi_ref until its request completes.
+// Requests are small integer ids; the JS side polls testsome() from the event loop.
+#include <mpi.h>
+#include <node_api.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_COMMS 64
+
+typedef struct {
+  MPI_Request req;
+  napi_ref buf;   // the buffer kept alive while in flight
+  int kind;       // 1 send, 2 recv
+  int active;
+} Slot;
+
+static Slot* slots = NULL;
+static int nslots = 0;
+static int* freeIds = NULL;
+static int nfree = 0;
+static int inflight = 0;
+static MPI_Comm comms[MAX_COMMS];
+static int ncomms = 0;
+static int provided_level = -1;
+
+#define CHECK(call)                                                   \
+  do {                                                                \
+    if ((call) != napi_ok) {                                          \
+      napi_throw_error(env, "LOCUS_MPI", "locus-mpi: N-API call failed: " #call); \
+      return NULL;                                                    \
+    }                                                                 \
+  } while (0)
+
+static napi_value throwMpi(napi_env env, const char* what, int rc) {
+  char msg[MPI_MAX_ERROR_STRING + 128];
+  char es[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  es[0] = 0;
+  MPI_Error_string(rc, es, &len);
+  snprintf(msg, sizeof msg, "locus-mpi: %s failed: %s", what, es);
+  napi_throw_error(env, "LOCUS_MPI", msg);
+  return NULL;
+}
+
+static int getInt(napi_env env, napi_value v, int* out) {
+  return napi_get_value_int32(env, v, out) == napi_ok;
+}
+
+static napi_value mkInt(napi_env env, int v) {
+  napi_value r;
+  napi_create_int32(env, v, &r);
+  return r;
+}
+
+static int ready(napi_env env) {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  if (!init || fin) {
+    napi_throw_error(env, "LOCUS_MPI", fin ? "locus-mpi: MPI is finalized" : "locus-mpi: MPI is not initialized: call init() first");
+    return 0;
+  }
+  return 1;
+}
+
+static MPI_Comm commOf(napi_env env, napi_value v, int* ok) {
+  int c = 0;
+  *ok = 0;
+  if (!getInt(env, v, &c) || c < 0 || c >= ncomms || comms[c] == MPI_COMM_NULL) {
+    napi_throw_error(env, "LOCUS_MPI", "locus-mpi: unknown communicator handle");
+    return MPI_COMM_NULL;
+  }
+  *ok = 1;
+  return comms[c];
+}
+
+// init() -> { provided, rank, size }
+static napi_value Init(napi_env env, napi_callback_info info) {
+  int init = 0;
+  MPI_Initialized(&init);
+  if (!init) {
+    int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided_level);
+    if (rc != MPI_SUCCESS) return throwMpi(env, "MPI_Init_thread", rc);
+    // Errors are returned to us (and turned into exceptions) instead of aborting the job.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    comms[0] = MPI_COMM_WORLD;
+    ncomms = 1;
+  }
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  napi_value o;
+  CHECK(napi_create_object(env, &o));
+  napi_set_named_property(env, o, "provided", mkInt(env, provided_level));
+  napi_set_named_property(env, o, "rank", mkInt(env, rank));
+  napi_set_named_property(env, o, "size", mkInt(env, size));
+  return o;
+}
+
+// constants() -> thread levels and ANY_SOURCE / ANY_TAG
+static napi_value Constants(napi_env env, napi_callback_info info) {
+  napi_value o;
+  CHECK(napi_create_object(env, &o));
+  napi_set_named_property(env, o, "THREAD_SINGLE", mkInt(env, MPI_THREAD_SINGLE));
+  napi_set_named_property(env, o, "THREAD_FUNNELED", mkInt(env, MPI_THREAD_FUNNELED));
+  napi_set_named_property(env, o, "THREAD_SERIALIZED", mkInt(env, MPI_THREAD_SERIALIZED));
+  napi_set_named_property(env, o, "THREAD_MULTIPLE", mkInt(env, MPI_THREAD_MULTIPLE));
+  napi_set_named_property(env, o, "ANY_SOURCE", mkInt(env, MPI_ANY_SOURCE));
+  napi_set_named_property(env, o, "ANY_TAG", mkInt(env, MPI_ANY_TAG));
+  napi_set_named_property(env, o, "TAG_UB", mkInt(env, 32767));
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(version, &len);
+  napi_value s;
+  napi_create_string_utf8(env, version, len, &s);
+  napi_set_named_property(env, o, "library", s);
+  return o;
+}
+
+// rank(comm), size(comm)
+static napi_value RankOrSize(napi_env env, napi_callback_info info, int wantSize) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (!ready(env)) return NULL;
+  int ok;
+  MPI_Comm c = commOf(env, argv[0], &ok);
+  if (!ok) return NULL;
+  int v;
+  if (wantSize) MPI_Comm_size(c, &v);
+  else MPI_Comm_rank(c, &v);
+  return mkInt(env, v);
+}
+static napi_value Rank(napi_env env, napi_callback_info info) { return RankOrSize(env, info, 0); }
+static napi_value Size(napi_env env, napi_callback_info info) { return RankOrSize(env, info, 1); }
+
+// commDup(comm) -> handle (collective)
+static napi_value CommDup(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (!ready(env)) return NULL;
+  int ok;
+  MPI_Comm c = commOf(env, argv[0], &ok);
+  if (!ok) return NULL;
+  if (ncomms >= MAX_COMMS) {
+    napi_throw_error(env, "LOCUS_MPI", "locus-mpi: too many communicators (free some with commFree)");
+    return NULL;
+  }
+  MPI_Comm d;
+  int rc = MPI_Comm_dup(c, &d);
+  if (rc != MPI_SUCCESS) return throwMpi(env, "MPI_Comm_dup", rc);
+  MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
+  comms[ncomms] = d;
+  return mkInt(env, ncomms++);
+}
+
+// commFree(handle) (collective)
+static napi_value CommFree(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (!ready(env)) return NULL;
+  int h = 0;
+  if (!getInt(env, argv[0], &h) || h <= 0 || h >= ncomms || comms[h] == MPI_COMM_NULL) {
+    napi_throw_error(env, "LOCUS_MPI", "locus-mpi: commFree: not a communicator made by commDup");
+    return NULL;
+  }
+  MPI_Comm_free(&comms[h]);
+  comms[h] = MPI_COMM_NULL;
+  return NULL;
+}
+
+// The bytes of a typed array, DataView or ArrayBuffer.
+static int bytesOf(napi_env env, napi_value v, void** data, size_t* len) {
+  bool is;
+  napi_is_typedarray(env, v, &is);
+  if (is) {
+    napi_typedarray_type t;
+    size_t n, off;
+    napi_value ab;
+    if (napi_get_typedarray_info(env, v, &t, &n, data, &ab, &off) != napi_ok) return 0;
+    size_t el = 1;
+    switch (t) {
+      case napi_int16_array: case napi_uint16_array: el = 2; break;
+      case napi_int32_array: case napi_uint32_array: case napi_float32_array: el = 4; break;
+      case napi_float64_array: case napi_bigint64_array: case napi_biguint64_array: el = 8; break;
+      default: el = 1;
+    }
+    *len = n * el;
+    return 1;
+  }
+  napi_is_dataview(env, v, &is);
+  if (is) {
+    napi_value ab;
+    size_t off;
+    return napi_get_dataview_info(env, v, len, data, &ab, &off) == napi_ok;
+  }
+  napi_is_arraybuffer(env, v, &is);
+  if (is) return napi_get_arraybuffer_info(env, v, data, len) == napi_ok;
+  return 0;
+}
+
+static int newSlot(void) {
+  if (nfree > 0) return freeIds[--nfree];
+  int id = nslots++;
+  slots = realloc(slots, sizeof(Slot) * nslots);
+  freeIds = realloc(freeIds, sizeof(int) * nslots);
+  memset(&slots[id], 0, sizeof(Slot));
+  return id;
+}
+
+static void freeSlot(napi_env env, int id) {
+  if (slots[id].buf) napi_delete_reference(env, slots[id].buf);
+  slots[id].buf = NULL;
+  slots[id].active = 0;
+  slots[id].req = MPI_REQUEST_NULL;
+  freeIds[nfree++] = id;
+  inflight--;
+}
+
+// isend(buffer, dest, tag, comm) / irecv(buffer, source, tag, comm) -> request id
+static napi_value Post(napi_env env, napi_callback_info info, int kind) {
+  size_t argc = 4;
+  napi_value argv[4];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (!ready(env)) return NULL;
+  if (argc < 4) {
+    napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: expected (buffer, peer, tag, comm)");
+    return NULL;
+  }
+  void* data;
+  size_t len;
+  if (!bytesOf(env, argv[0], &data, &len)) {
+    napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: the buffer must be a typed array, DataView or ArrayBuffer");
+    return NULL;
+  }
+  if (len > 0x7fffffff) {
+    napi_throw_range_error(env, "LOCUS_MPI", "locus-mpi: buffers of 2 GiB or more are not supported");
+    return NULL;
+  }
+  int peer, tag, ok;
+  if (!getInt(env, argv[1], &peer) || !getInt(env, argv[2], &tag)) {
+    napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: peer and tag must be integers");
+    return NULL;
+  }
+  MPI_Comm c = commOf(env, argv[3], &ok);
+  if (!ok) return NULL;
+  int id = newSlot();
+  Slot* s = &slots[id];
+  int rc = kind == 1 ? MPI_Isend(data, (int)len, MPI_BYTE, peer, tag, c, &s->req)
+                     : MPI_Irecv(data, (int)len, MPI_BYTE, peer, tag, c, &s->req);
+  if (rc != MPI_SUCCESS) {
+    freeIds[nfree++] = id;
+    return throwMpi(env, kind == 1 ? "MPI_Isend" : "MPI_Irecv", rc);
+  }
+  napi_create_reference(env, argv[0], 1, &s->buf);
+  s->kind = kind;
+  s->active = 1;
+  inflight++;
+  return mkInt(env, id);
+}
+static napi_value Isend(napi_env env, napi_callback_info info) { return Post(env, info, 1); }
+static napi_value Irecv(napi_env env, napi_callback_info info) { return Post(env, info, 2); }
+
+// [id, source, tag, bytes, error, error text?] for a completed request
+static napi_value completion(napi_env env, int id, MPI_Status* st) {
+  napi_value a;
+  napi_create_array_with_length(env, 6, &a);
+  int count = 0;
+  int err = st->MPI_ERROR;
+  if (slots[id].kind == 2) MPI_Get_count(st, MPI_BYTE, &count);
+  napi_set_element(env, a, 0, mkInt(env, id));
+  napi_set_element(env, a, 1, mkInt(env, slots[id].kind == 2 ? st->MPI_SOURCE : -1));
+  napi_set_element(env, a, 2, mkInt(env, slots[id].kind == 2 ? st->MPI_TAG : -1));
+  napi_set_element(env, a, 3, mkInt(env, count));
+  napi_set_element(env, a, 4, mkInt(env, err == MPI_SUCCESS ? 0 : err));
+  if (err != MPI_SUCCESS) {
+    char es[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(err, es, &len);
+    napi_value s;
+    napi_create_string_utf8(env, es, len, &s);
+    napi_set_element(env, a, 5, s);
+  }
+  return a;
+}
+
+// testsome() -> array of completions (empty when none); frees the completed requests
+static napi_value Testsome(napi_env env, napi_callback_info info) {
+  napi_value out;
+  CHECK(napi_create_array(env, &out));
+  if (inflight == 0) return out;
+  if (!ready(env)) return NULL;
+  int n = nslots;
+  MPI_Request* reqs = malloc(sizeof(MPI_Request) * n);
+  int* idx = malloc(sizeof(int) * n);
+  MPI_Status* sts = malloc(sizeof(MPI_Status) * n);
+  for (int i = 0; i < n; i++) reqs[i] = slots[i].active ? slots[i].req : MPI_REQUEST_NULL;
+  int outcount = 0;
+  int rc = MPI_Testsome(n, reqs, &outcount, idx, sts);
+  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
+    free(reqs); free(idx); free(sts);
+    return throwMpi(env, "MPI_Testsome", rc);
+  }
+  if (outcount == MPI_UNDEFINED) outcount = 0;
+  for (int k = 0; k < outcount; k++) {
+    int id = idx[k];
+    if (rc != MPI_ERR_IN_STATUS) sts[k].MPI_ERROR = MPI_SUCCESS;
+    napi_set_element(env, out, k, completion(env, id, &sts[k]));
+    freeSlot(env, id);
+  }
+  free(reqs); free(idx); free(sts);
+  return out;
+}
+
+static int reqArg(napi_env env, napi_callback_info info, int* id) {
+  size_t argc = 1;
+  napi_value argv[1];
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return 0;
+  if (!getInt(env, argv[0], id) || *id < 0 || *id >= nslots || !slots[*id].active) {
+    napi_throw_error(env, "LOCUS_MPI", "locus-mpi: not a request in flight");
+    return 0;
+  }
+  return 1;
+}
+
+// test(id) -> completion or null
+static napi_value Test(napi_env env, napi_callback_info info) {
+  int id;
+  if (!ready(env) || !reqArg(env, info, &id)) return NULL;
+  int flag = 0;
+  MPI_Status st;
+  int rc = MPI_Test(&slots[id].req, &flag, &st);
+  if (rc != MPI_SUCCESS) return throwMpi(env, "MPI_Test", rc);
+  if (!flag) {
+    napi_value n;
+    napi_get_null(env, &n);
+    return n;
+  }
+  st.MPI_ERROR = MPI_SUCCESS;
+  napi_value r = completion(env, id, &st);
+  freeSlot(env, id);
+  return r;
+}
+
+// wait(id) -> completion (blocks the thread)
+static napi_value Wait(napi_env env, napi_callback_info info) {
+  int id;
+  if (!ready(env) || !reqArg(env, info, &id)) return NULL;
+  MPI_Status st;
+  int rc = MPI_Wait(&slots[id].req, &st);
+  if (rc != MPI_SUCCESS) return throwMpi(env, "MPI_Wait", rc);
+  st.MPI_ERROR = MPI_SUCCESS;
+  napi_value r = completion(env, id, &st);
+  freeSlot(env, id);
+  return r;
+}
+
+// inflight() -> number of requests in flight
+static napi_value Inflight(napi_env env, napi_callback_info info) { return mkInt(env, inflight); }
+
+// barrier(comm) (blocking)
+static napi_value Barrier(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (!ready(env)) return NULL;
+  int ok;
+  MPI_Comm c = commOf(env, argv[0], &ok);
+  if (!ok) return NULL;
+  int rc = MPI_Barrier(c);
+  if (rc != MPI_SUCCESS) return throwMpi(env, "MPI_Barrier", rc);
+  return NULL;
+}
+
+// wtime() -> seconds
+static napi_value Wtime(napi_env env, napi_callback_info info) {
+  napi_value r;
+  napi_create_double(env, MPI_Wtime(), &r);
+  return r;
+}
+
+// finalize(); true when MPI was finalized by this call
+static napi_value Finalize(napi_env env, napi_callback_info info) {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  napi_value r;
+  if (!init || fin) {
+    napi_get_boolean(env, false, &r);
+    return r;
+  }
+  if (inflight > 0) {
+    napi_throw_error(env, "LOCUS_MPI", "locus-mpi: finalize with requests in flight: wait for them first");
+    return NULL;
+  }
+  for (int i = 1; i < ncomms; i++)
+    if (comms[i] != MPI_COMM_NULL) MPI_Comm_free(&comms[i]);
+  MPI_Finalize();
+  napi_get_boolean(env, true, &r);
+  return r;
+}
+
+// abort(code): ends every process of the job
+static napi_value Abort(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  int code = 1;
+  if (argc > 0) getInt(env, argv[0], &code);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  return NULL;
+}
+
+// state() -> 'uninitialized' | 'initialized' | 'finalized'
+static napi_value State(napi_env env, napi_callback_info info) {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  napi_value s;
+  const char* t = fin ? "finalized" : init ? "initialized" : "uninitialized";
+  napi_create_string_utf8(env, t, NAPI_AUTO_LENGTH, &s);
+  return s;
+}
+
+#define FN(name, fn) {name, NULL, fn, NULL, NULL, NULL, napi_default, NULL}
+
+NAPI_MODULE_INIT() {
+  napi_property_descriptor d[] = {
+      FN("init", Init),       FN("constants", Constants), FN("rank", Rank),
+      FN("size", Size),       FN("commDup", CommDup),     FN("commFree", CommFree),
+      FN("isend", Isend),     FN("irecv", Irecv),         FN("testsome", Testsome),
+      FN("test", Test),       FN("wait", Wait),           FN("inflight", Inflight),
+      FN("barrier", Barrier), FN("wtime", Wtime),         FN("finalize", Finalize),
+      FN("abort", Abort),     FN("state", State),
+  };
+  napi_define_properties(env, exports, sizeof d / sizeof d[0], d);
+  return exports;
+}

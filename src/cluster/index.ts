@@ -1,0 +1,4 @@
+/** The cluster API: MPI processes (Mpi) and seed 001's MPI-like library on data handles (MpiData). */
+export { addonPath, type Completion, loadMpi, type MpiAddon } from './addon.ts';
+export { type DetachedCallback, MpiData, MpiRequest } from './data.ts';
+export { COMM_WORLD, type Comm, Mpi, type MpiInitOptions, type MpiStatus, type RawRequest } from './mpi.ts';

@@ -1,0 +1,163 @@
+/**
+ * The cluster layer (src/cluster, native/locus_mpi.c): the one-line error where the addon is
+ * missing, overlapping ticket acquires (what the MPI-like API builds on), and real runs under
+ * `mpirun --allow-run-as-root --oversubscribe`: the API program on 2 ranks, the MPI ring of
+ * seed 001's Figure 2 on 4, and a rank that exits or stalls mid-run (every rank stops with a
+ * clear error, never a hang). The mpirun tests skip with a reason where mpirun or the addon is absent.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { addonPath, loadMpi } from '../src/cluster/index.ts';
+import { LocusError } from '../src/core/types.ts';
+import { Runtime } from '../src/exec/runtime.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const env = { ...process.env, LOCUS_PERFMODEL_DIR: mkdtempSync(join(tmpdir(), 'locus-models-')) };
+const hasMpirun = spawnSync('mpirun', ['--version'], { stdio: 'ignore' }).status === 0;
+const skip = !hasMpirun
+  ? 'mpirun is not installed (apt-get install openmpi-bin libopenmpi-dev)'
+  : !existsSync(addonPath())
+    ? `the MPI addon is not built (${addonPath()}): run 'node native/build.mjs'`
+    : false;
+const MPIRUN_TIMEOUT_MS = 180_000;
+
+/** Runs `mpirun -np N node --import tsx <args>` from the repository root; never hangs. */
+function mpirun(np: number, ...args: string[]) {
+  const r = spawnSync(
+    'mpirun',
+    [
+      '--allow-run-as-root',
+      '--oversubscribe',
+      '-np',
+      String(np),
+      process.execPath,
+      '--import',
+      'tsx',
+      ...args,
+    ],
+    { cwd: root, encoding: 'utf8', env, timeout: MPIRUN_TIMEOUT_MS, killSignal: 'SIGKILL' },
+  );
+  assert.equal(r.signal, null, `mpirun did not end within ${MPIRUN_TIMEOUT_MS} ms\n${r.stdout}\n${r.stderr}`);
+  return r;
+}
+
+/** The JSON lines a run printed, by rank order of appearance. */
+function jsonLines(stdout: string): Record<string, unknown>[] {
+  return stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+describe('cluster without mpirun', () => {
+  test('a missing addon is one LocusError line naming the file and the fix', () => {
+    const saved = process.env.LOCUS_MPI_ADDON;
+    process.env.LOCUS_MPI_ADDON = join(tmpdir(), 'no-such-dir', 'locus_mpi.node');
+    try {
+      assert.throws(
+        () => loadMpi(),
+        (e: unknown) =>
+          e instanceof LocusError &&
+          e.code === 'LOCUS_MPI_UNAVAILABLE' &&
+          !e.message.includes('\n') &&
+          /no-such-dir.*is missing.*native\/build\.mjs/.test(e.message),
+      );
+    } finally {
+      if (saved === undefined) delete process.env.LOCUS_MPI_ADDON;
+      else process.env.LOCUS_MPI_ADDON = saved;
+    }
+  });
+
+  test('ticket acquires overlap on one datum; a writer after them waits for both releases', async () => {
+    const rt = await Runtime.create({ cpus: 1 });
+    try {
+      const x = rt.data(new Float64Array(4), { name: 'x' });
+      const first = rt.acquireTicket(x, 'R');
+      const second = rt.acquireTicket(x, 'R');
+      await Promise.all([first.data, second.data]);
+      const module = new URL('./fixtures/mpi-kernels.ts', import.meta.url).href;
+      const scale = rt.codelet({ name: 'scale', kernel: { module, export: 'scale' } });
+      const writer = rt.submit(scale, [[x, 'RW']], { args: [2] });
+      const third = rt.acquireTicket(x, 'R');
+      let thirdGot = false;
+      void third.data.then(() => {
+        thirdGot = true;
+      });
+      rt.releaseTicket(first.ticket);
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(rt.taskState(writer.id), 'pending');
+      assert.equal(thirdGot, false);
+      rt.releaseTicket(second.ticket);
+      await third.data;
+      assert.equal(rt.taskState(writer.id), 'finished');
+      assert.throws(() => rt.releaseTicket(first.ticket), /acquire ticket \d+ is not held/);
+      rt.releaseTicket(third.ticket);
+    } finally {
+      await rt.close();
+    }
+  });
+});
+
+describe('cluster under mpirun', { skip, timeout: 600_000 }, () => {
+  test('the MPI-like API on data handles, 2 ranks', () => {
+    const r = mpirun(2, 'test/mpi-api.program.ts');
+    assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+    const lines = jsonLines(r.stdout);
+    assert.equal(lines.length, 2, r.stdout);
+    const r0 = lines.find((l) => l.rank === 0)!;
+    const r1 = lines.find((l) => l.rank === 1)!;
+    assert.deepEqual(r0, { rank: 0, size: 2, thread: 'multiple', isendDone: [true, true], detached: 6 });
+    assert.deepEqual(r1, {
+      rank: 1,
+      size: 2,
+      thread: 'multiple',
+      testBefore: false,
+      a: 10,
+      b: 2,
+      comm: [7, 9],
+      array: [1, 2, 3],
+      callbacks: 1,
+      sizeError: 'LOCUS_MPI_FAILED: MPI request (peer 0, tag 11) failed: MPI_ERR_TRUNCATE: message truncated',
+    });
+  });
+
+  test('the MPI ring (seed 001, Figure 2), 4 ranks: the token is loops x ranks', () => {
+    for (const loops of [5, 3]) {
+      const r = mpirun(4, 'examples/mpi-ring.ts', '--loops', String(loops));
+      assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+      assert.deepEqual(jsonLines(r.stdout), [
+        { token: loops * 4, expected: loops * 4, ranks: 4, loops, thread: 'multiple' },
+      ]);
+    }
+  });
+
+  test('a rank that exits mid-run (code 3) stops every rank: mpirun names it', () => {
+    const r = mpirun(4, 'examples/mpi-ring.ts', '--exit-rank', '2', '--exit-after', '2', '--timeout', '60');
+    assert.equal(r.status, 3, `${r.stdout}\n${r.stderr}`);
+    assert.match(r.stderr, /rank 2: exiting on purpose at loop 2/);
+    assert.match(r.stderr, /exited with non-zero status/);
+    assert.deepEqual(jsonLines(r.stdout), []);
+  });
+
+  test('a rank that exits mid-run with code 0 (no finalize) stops every rank', () => {
+    const r = mpirun(4, 'examples/mpi-ring.ts', '--exit-rank', '1', '--exit-after', '1', '--exit-code', '0');
+    assert.notEqual(r.status, 0, `${r.stdout}\n${r.stderr}`);
+    assert.match(r.stderr, /exited without calling "finalize"|exiting improperly/);
+    assert.deepEqual(jsonLines(r.stdout), []);
+  });
+
+  test('a rank alive but silent: the watchdog aborts the job with one clear line', () => {
+    const r = mpirun(4, 'examples/mpi-ring.ts', '--stall-rank', '1', '--timeout', '5');
+    assert.notEqual(r.status, 0, `${r.stdout}\n${r.stderr}`);
+    assert.match(
+      r.stderr,
+      /locus: rank \d: no MPI message completed in 5 s with \d+ requests in flight \(a peer died or the ranks do not match their sends and receives\): aborting the job/,
+    );
+    assert.deepEqual(jsonLines(r.stdout), []);
+  });
+});
