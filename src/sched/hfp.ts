@@ -50,6 +50,9 @@ import type { SchedulerOptions } from './options.ts';
 /** Tasks' footprint kept free of anchors on each GPU (the streamed inputs and outputs in flight). */
 export const RESERVE_TASKS = 4;
 
+/** A ready task within this fraction of the highest remaining priority is on the critical path. */
+export const CRITICAL_SLACK = 0.03;
+
 /** The hfp scheduler (see the file's comment). */
 export class HfpScheduler implements Scheduler {
   readonly name = 'hfp';
@@ -68,6 +71,11 @@ export class HfpScheduler implements Scheduler {
   private tail: number[] = [];
   private left: number[] = [];
   private taken = new Uint8Array(0);
+  /** Critical-path mode (graphs with dependencies and priorities): tasks by priority, descending. */
+  private byPriority: Int32Array | undefined;
+  private frontier = 0;
+  /** Ready critical tasks kept from DARTS, highest priority last. */
+  private critical: number[] = [];
 
   /** Creates hfp; DARTS's options apply to the embedded DARTS. */
   constructor(options: SchedulerOptions = {}) {
@@ -94,6 +102,9 @@ export class HfpScheduler implements Scheduler {
     this.tail = this.gpus.map(() => 0);
     this.left = this.gpus.map(() => 0);
     this.taken = new Uint8Array(ctx.taskCapacity);
+    this.byPriority = undefined;
+    this.frontier = 0;
+    this.critical = [];
   }
 
   grow(tasks: number, handles: number): void {
@@ -106,20 +117,69 @@ export class HfpScheduler implements Scheduler {
   }
 
   push(task: number): void {
-    if (this.decided) this.inner.push(task);
-    else this.buffered.push(task);
+    if (!this.decided) this.buffered.push(task);
+    else if (this.isCritical(task)) this.addCritical(task);
+    else this.inner.push(task);
   }
 
   pop(worker: number): number {
     if (!this.decided) this.decideNow(true);
+    let t = this.popCritical(worker);
+    if (t >= 0) return t;
     const k = this.kOf[worker]!;
     if (k >= 0) {
-      const t = this.next(k);
+      t = this.next(k);
       if (t >= 0) return t;
     }
-    const t = this.inner.pop(worker);
-    if (t >= 0) return t;
+    t = this.inner.pop(worker);
+    if (t >= 0) {
+      if (t < this.taken.length) this.taken[t] = 1;
+      return t;
+    }
     return this.steal(worker);
+  }
+
+  // ------------------------------------------------------------------ critical path
+
+  /** The highest priority among tasks not handed out yet (the critical path's front). */
+  private front(): number {
+    const order = this.byPriority!;
+    while (this.frontier < order.length && this.taken[order[this.frontier]!] === 1) this.frontier++;
+    return this.frontier < order.length
+      ? this.ctx.graph.taskPriority.data[order[this.frontier]!]!
+      : Number.NEGATIVE_INFINITY;
+  }
+
+  /** A ready task on the critical path's front (within CRITICAL_SLACK of its priority). */
+  private isCritical(t: number): boolean {
+    if (this.byPriority === undefined || t >= this.taken.length) return false;
+    const top = this.front();
+    return this.ctx.graph.taskPriority.data[t]! >= top - CRITICAL_SLACK * Math.abs(top);
+  }
+
+  private addCritical(t: number): void {
+    const pr = this.ctx.graph.taskPriority.data;
+    const c = this.critical;
+    let i = c.length;
+    c.push(t);
+    while (i > 0 && pr[c[i - 1]!]! > pr[t]!) {
+      c[i] = c[i - 1]!;
+      i--;
+    }
+    c[i] = t;
+  }
+
+  /** The highest-priority critical task `worker` can run, or -1. */
+  private popCritical(worker: number): number {
+    const c = this.critical;
+    for (let i = c.length - 1; i >= 0; i--) {
+      const t = c[i]!;
+      if (!this.ctx.canRun(t, worker)) continue;
+      c.splice(i, 1);
+      this.taken[t] = 1;
+      return t;
+    }
+    return -1;
   }
 
   taskFinished(task: number, worker: number): void {
@@ -200,7 +260,18 @@ export class HfpScheduler implements Scheduler {
       }
       leftover = this.pack(ready);
     }
-    for (const t of leftover) this.inner.push(t);
+    // Graphs with dependencies and priorities: ready tasks at the critical path's front go first.
+    const pr = g.taskPriority.data;
+    if (leftover.length < g.taskCount && g.taskCount <= this.taken.length) {
+      let varies = false;
+      for (let t = 1; t < g.taskCount && !varies; t++) varies = pr[t] !== pr[0];
+      if (varies) {
+        const order = Int32Array.from({ length: g.taskCount }, (_, t) => t);
+        order.sort((x, y) => pr[y]! - pr[x]! || x - y);
+        this.byPriority = order;
+      }
+    }
+    for (const t of leftover) this.push(t);
   }
 
   /** Builds the packages; returns the tasks no package took. */
