@@ -303,6 +303,13 @@ export class HfpScheduler implements Scheduler {
       for (const h of ins) readers[h]!.push(t);
       rest.push(t);
     }
+    // Without memory pressure (every input fits in the GPUs together) DARTS loads each datum
+    // about once per GPU already: no packages.
+    let inputBytes = 0;
+    for (let h = 0; h < H; h++) if (readers[h]!.length > 0) inputBytes += size[h]!;
+    let capacity = 0;
+    for (const w of this.gpus) capacity += ctx.memoryCapacity(ctx.platform.workers[w]!.node);
+    if (inputBytes <= capacity) return [...leftover, ...rest];
     // A datum read by every task is resident everywhere: out of the anchor scores.
     const everywhere = new Uint8Array(H);
     for (let h = 0; h < H; h++) if (rest.length > 1 && readers[h]!.length === rest.length) everywhere[h] = 1;
