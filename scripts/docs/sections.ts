@@ -8,7 +8,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DARTS_WINDOW_SECTION } from './darts-window.ts';
-import { HFP_SECTION } from './hfp-section.ts';
 
 /** A section a script contributes to a page. */
 export interface GeneratedSection {
@@ -23,7 +22,7 @@ export interface GeneratedSection {
 }
 
 /** The registered sections. */
-export const SECTIONS: readonly GeneratedSection[] = [DARTS_WINDOW_SECTION, HFP_SECTION];
+export const SECTIONS: readonly GeneratedSection[] = [DARTS_WINDOW_SECTION];
 
 /** `text` with `s` inserted before its anchor heading (or at the end) when it is missing. */
 export function withSection(text: string, s: GeneratedSection): string {
