@@ -439,7 +439,8 @@ export class HfpScheduler implements Scheduler {
       coRead.fill(0);
       // A package of fewer tasks than MIN_YIELD per anchor datum stops the packing (task sets
       // whose inputs spread too widely): DARTS takes the rest.
-      if (list.length - before < MIN_YIELD * anchor.length) break;
+      const made = list.length - before;
+      if (made === 0 || made < MIN_YIELD * anchor.length) break;
     }
     for (let k = 0; k < K; k++) {
       this.tail[k] = this.plan[k]!.length;
