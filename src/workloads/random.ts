@@ -65,7 +65,16 @@ function instance(params: WorkloadParams): RandomInstance {
     precision,
     description: `${tasks} tasks x ${degree} of ${data} data${shared > 0 ? ` + ${shared} shared by all` : ''} of ${ts}x${ts}, ${precision}, seed ${seed}`,
     dataBytes: (data + shared + tasks) * ts * ts * elementBytes(precision),
-    params: { tiles: data, tileSize: ts, precision, tasks, data, degree, shared, seed },
+    params: {
+      tiles: data,
+      tileSize: ts,
+      precision,
+      tasks,
+      data,
+      degree,
+      ...(shared > 0 ? { shared } : {}),
+      seed,
+    },
   };
 }
 
