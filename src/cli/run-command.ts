@@ -26,7 +26,7 @@ const WORKLOAD_OPTIONS: Record<string, readonly (keyof RunOptions)[]> = {
   lupp: ['tiles', 'tileSize', 'precision'],
   stencil: ['tiles', 'tileSize', 'inner', 'precision', 'iterations'],
   jacobi: ['tiles', 'tileSize', 'precision', 'iterations'],
-  random: ['tasks', 'data', 'degree', 'tileSize', 'precision'],
+  random: ['tasks', 'data', 'degree', 'shared', 'tileSize', 'precision'],
 };
 
 const FLAG: Partial<Record<keyof RunOptions, string>> = {
@@ -39,6 +39,7 @@ const FLAG: Partial<Record<keyof RunOptions, string>> = {
   tasks: '--tasks',
   data: '--data',
   degree: '--degree',
+  shared: '--shared',
   order: '--order',
 };
 
@@ -67,6 +68,7 @@ export interface RunOptions extends SimulationFlags {
   tasks?: number;
   data?: number;
   degree?: number;
+  shared?: number;
   keepOutputs?: boolean;
   /** false with --no-hints: the workload gives no wontUse hints. */
   hints?: boolean;
@@ -179,6 +181,7 @@ export function runCommand(o: RunOptions): void {
     tasks: o.tasks,
     data: o.data,
     degree: o.degree,
+    shared: o.shared,
     seed: o.seed,
     keepOutputs: o.keepOutputs,
     hints: o.hints,

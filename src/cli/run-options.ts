@@ -37,6 +37,7 @@ export function registerRunCommand(cmd: Command): void {
     .option('--tasks <n>', 'task count (random)', positiveInt)
     .option('--data <n>', 'data count (random)', positiveInt)
     .option('--degree <n>', 'inputs per task (random)', positiveInt)
+    .option('--shared <n>', 'data every task also reads (random; default 0)', naturalInt)
     .option('--keep-outputs', "write matmul2d's C blocks back instead of discarding them")
     .option('--no-hints', "no wontUse hints (cholesky's finished tiles, matmul2d's kept C blocks)")
     .option(

@@ -4,6 +4,7 @@ import { LocusError } from '../core/types.ts';
 import { DARTS_SCHEDULERS } from './darts/index.ts';
 import { DM_SCHEDULERS } from './dm/index.ts';
 import { EagerScheduler } from './eager.ts';
+import { HfpScheduler } from './hfp.ts';
 import type { SchedulerEntry, SchedulerOptions } from './options.ts';
 import { RandomScheduler } from './random.ts';
 import { StaticScheduler } from './static.ts';
@@ -34,6 +35,11 @@ export const SCHEDULERS: Record<string, SchedulerEntry> = {
   },
   ...DM_SCHEDULERS,
   ...DARTS_SCHEDULERS,
+  hfp: {
+    description:
+      'memory-aware strip packing (HFP-like anchors + streamed data) planned per GPU, stealing, Belady on the plan; DARTS for the rest',
+    create: (o) => new HfpScheduler(o),
+  },
 };
 
 /** Creates the scheduler `name`; throws a LocusError listing the known names. */

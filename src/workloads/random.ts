@@ -2,7 +2,10 @@
  * Random independent tasks sharing random data: the bipartite task/data model of seed 000
  * section 2 without the structure of a matrix product. Each task reads `degree` distinct
  * data drawn uniformly among `data` and writes its own scratch output (discarded), so there
- * are no dependencies. Deterministic for a given seed (pure-rand's xoroshiro128+).
+ * are no dependencies. With `shared` = s > 0, every task also reads the same s data (a datum
+ * shared by all tasks, issue 16). `tiles` stands for `data` when `data` is not given (so that
+ * a sweep over sizes varies the data). Deterministic for a given seed (pure-rand's
+ * xoroshiro128+).
  */
 import { uniformInt } from 'pure-rand/distribution/uniformInt';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
@@ -17,6 +20,7 @@ export const RANDOM_DEFAULTS = {
   tasks: 1000,
   data: 100,
   degree: 2,
+  shared: 0,
   tileSize: 960,
   seed: 1,
   precision: 'single',
@@ -30,6 +34,7 @@ export interface RandomInstance extends WorkloadInstance {
   tasks: number;
   data: number;
   degree: number;
+  shared: number;
   tileSize: number;
   seed: number;
   precision: 'single' | 'double';
@@ -37,8 +42,9 @@ export interface RandomInstance extends WorkloadInstance {
 
 function instance(params: WorkloadParams): RandomInstance {
   const tasks = intParam('tasks', params.tasks, RANDOM_DEFAULTS.tasks, 1, 10_000_000);
-  const data = intParam('data', params.data, RANDOM_DEFAULTS.data, 1, 10_000_000);
+  const data = intParam('data', params.data ?? params.tiles, RANDOM_DEFAULTS.data, 1, 10_000_000);
   const degree = intParam('degree', params.degree, RANDOM_DEFAULTS.degree, 1, 1000);
+  const shared = intParam('shared', params.shared, RANDOM_DEFAULTS.shared, 0, 1000);
   const ts = intParam('tileSize', params.tileSize, RANDOM_DEFAULTS.tileSize, 1, MAX_TILE_SIZE);
   const seed = intParam('seed', params.seed, RANDOM_DEFAULTS.seed, 0, 0x7fffffff);
   const precision = precisionParam(params.precision);
@@ -53,23 +59,34 @@ function instance(params: WorkloadParams): RandomInstance {
     tasks,
     data,
     degree,
+    shared,
     tileSize: ts,
     seed,
     precision,
-    description: `${tasks} tasks x ${degree} of ${data} data of ${ts}x${ts}, ${precision}, seed ${seed}`,
-    dataBytes: (data + tasks) * ts * ts * elementBytes(precision),
-    params: { tiles: data, tileSize: ts, precision, tasks, data, degree, seed },
+    description: `${tasks} tasks x ${degree} of ${data} data${shared > 0 ? ` + ${shared} shared by all` : ''} of ${ts}x${ts}, ${precision}, seed ${seed}`,
+    dataBytes: (data + shared + tasks) * ts * ts * elementBytes(precision),
+    params: {
+      tiles: data,
+      tileSize: ts,
+      precision,
+      tasks,
+      data,
+      degree,
+      ...(shared > 0 ? { shared } : {}),
+      seed,
+    },
   };
 }
 
 /** Submits the random bipartite workload. */
 function submit(s: Submitter, r: RandomInstance): void {
-  const { tasks, data, degree, tileSize: ts, precision } = r;
+  const { tasks, data, degree, shared, tileSize: ts, precision } = r;
   const cl = s.codelet(RANDOM);
   const type = elementType(precision);
   const length = ts * ts;
   const handle = new Int32Array(data);
   for (let d = 0; d < data; d++) handle[d] = s.data({ name: `D[${d}]`, type, length });
+  const common = Array.from({ length: shared }, (_, i) => s.data({ name: `S[${i}]`, type, length }));
 
   const rng = xoroshiro128plus(r.seed);
   // A permutation of the data, partially reshuffled for each task: its first `degree`
@@ -89,6 +106,7 @@ function submit(s: Submitter, r: RandomInstance): void {
     }
     picked.sort();
     accesses.length = 0;
+    for (const h of common) accesses.push([h, AccessMode.R]);
     for (let k = 0; k < degree; k++) accesses.push([handle[picked[k]!]!, AccessMode.R]);
     const out = s.data({ name: `out[${t}]`, type, length, discard: true });
     accesses.push([out, AccessMode.W]);

@@ -27,6 +27,8 @@ export interface WorkloadParams {
   data?: number;
   /** Inputs per task of the random workload. */
   degree?: number;
+  /** Data every task of the random workload also reads (default 0). */
+  shared?: number;
   /** Keep matmul2d's C blocks (write them back) instead of discarding them as seed 000 does. */
   keepOutputs?: boolean;
   /**

@@ -1,0 +1,452 @@
+/**
+ * `hfp`: memory-aware strip packing ahead of DARTS. For a set of independent tasks submitted
+ * whole (seed 000's matrix product, random bipartite task sets), it plans each GPU's task order
+ * before the run, as Gonthier, Marchal and Thibault's HFP (hierarchical fair packing, IPDPS
+ * 2022) does, but with packages built for streaming rather than merged pairwise: a package is
+ * an *anchor* set of data that stays resident (at most B = M - reserve bytes, M the GPU's
+ * memory, reserve = RESERVE_TASKS tasks' footprint for the data streamed through and the
+ * outputs), plus every remaining task whose inputs are the anchor and at most one other datum
+ * D, grouped by D: each D is loaded once, used by all its tasks, and dropped. On the 2-D
+ * matrix product the anchors come out as a rows of A, the streamed data as the columns of B:
+ * the strip schedule of the outer-product locality bounds (Beaumont and Marchal, HPDC'14,
+ * seed 000's ref. [3]), where a package of a rows costs a + N loads for a N tasks, against
+ * DARTS+LUF's mixed resident sets. Data are counted in loads of their size:
+ *
+ *   loads(strips) = N + ceil(N / a) * N,  a = floor(B / w)   (w: block size)      (1)
+ *
+ * Anchor growth is greedy. With R the tasks not yet planned and A the anchor, a candidate D
+ * scores (s1, s2), compared lexicographically:
+ *   s1(D) = |{t in R : D in inputs(t), |inputs(t) \ (A + D)| <= 1}|   (tasks made streamable)
+ *   s2(D) = |{(t, x) : t in R reads D, x in inputs(t) \ (A + D), x co-read with A}| (affinity)
+ * s2 is HFP's "share the most data" criterion: a row of A shares every column with the rows
+ * already in A, a column of B shares none, so the anchor fills with rows. Data read by every
+ * remaining task (a datum shared by all) are kept out of the anchor scores and counted as
+ * resident everywhere, so one shared datum never pins all the work on one GPU (issue 16).
+ * Packages go to the GPU with the least planned work (the sum of its tasks' expected
+ * durations); streamed data are ordered most recently streamed on that GPU first (the
+ * boustrophedon order: a strip reuses the end of the previous one's stream).
+ *
+ * At run time a GPU pops its plan in order; when its plan is empty it takes the fallback
+ * scheduler's tasks, then steals the tail of the longest plan (the tasks the owner would reach
+ * last; load balance, as HFP's ready-time stealing). Tasks no package covers (random task
+ * sets whose inputs spread too widely), every task of a graph with dependencies or submitted
+ * while the engine runs, and CPU workers, go to an embedded DARTS (seed 000 Algorithm 2, with
+ * its share cap when GPUs are idle); a CPU worker takes DARTS's tasks first (their data are on
+ * the host), then steals a plan's tail. Eviction is Belady's rule over the known future
+ * (pipeline, then the plan, then DARTS's planned tasks): with the order fixed ahead it is the
+ * eviction consistent with the plan.
+ *
+ * Cost: planning is O(packages x anchor size x |R| x d^2) for d inputs per task (the scores
+ * are recomputed over the remaining tasks for each anchor datum; packing stops at a package
+ * of fewer than MIN_YIELD tasks per anchor datum); matmul2d N = 150: about 6 packages of about
+ * 30 anchors over at most 22,500 tasks, a few seconds of wall time. Random task sets of 4 to 6
+ * inputs make many small packages: tens of seconds of planning for 4,000 tasks (measured on a
+ * 2-core machine; not charged to the simulated time unless --charge-scheduling). A pop is
+ * O(1) amortised; a steal O(plan length) in the worst case (tasks already taken are skipped).
+ * Memory O(T + H).
+ */
+import type { EvictionPolicy, SchedContext, Scheduler } from '../core/policy.ts';
+import { AccessMode } from '../core/types.ts';
+import { BeladyEviction } from '../evict/belady.ts';
+import { DartsScheduler } from './darts/darts.ts';
+import type { SchedulerOptions } from './options.ts';
+
+/** Tasks' footprint kept free of anchors on each GPU (the streamed inputs and outputs in flight). */
+export const RESERVE_TASKS = 4;
+
+/** Packing stops at a package with fewer tasks than this per anchor datum. */
+export const MIN_YIELD = 1 / 16;
+
+/** A ready task within this fraction of the highest remaining priority is on the critical path. */
+export const CRITICAL_SLACK = 0.03;
+
+/** The hfp scheduler (see the file's comment). */
+export class HfpScheduler implements Scheduler {
+  readonly name = 'hfp';
+  /** Tasks submitted while the engine runs go to the embedded DARTS. */
+  readonly dynamic = true;
+  private ctx!: SchedContext;
+  private readonly options: SchedulerOptions;
+  private inner!: DartsScheduler;
+  private decided = false;
+  private buffered: number[] = [];
+  private gpus: number[] = [];
+  private kOf!: Int32Array;
+  /** Per GPU k: its planned tasks in order, and the next index. */
+  private plan: number[][] = [];
+  private head: number[] = [];
+  private tail: number[] = [];
+  private left: number[] = [];
+  private taken = new Uint8Array(0);
+  /** Critical-path mode (graphs with dependencies and priorities): tasks by priority, descending. */
+  private byPriority: Int32Array | undefined;
+  private frontier = 0;
+  /** Ready critical tasks kept from DARTS, highest priority last. */
+  private critical: number[] = [];
+
+  /** Creates hfp; DARTS's options apply to the embedded DARTS. */
+  constructor(options: SchedulerOptions = {}) {
+    this.options = options;
+  }
+
+  init(ctx: SchedContext): void {
+    this.ctx = ctx;
+    this.inner = new DartsScheduler(this.options, 'hfp');
+    this.inner.init(ctx);
+    this.decided = false;
+    this.buffered = [];
+    const workers = ctx.platform.workers;
+    this.gpus = [];
+    this.kOf = new Int32Array(workers.length).fill(-1);
+    workers.forEach((w, i) => {
+      if (w.kind === 'gpu') {
+        this.kOf[i] = this.gpus.length;
+        this.gpus.push(i);
+      }
+    });
+    this.plan = this.gpus.map(() => []);
+    this.head = this.gpus.map(() => 0);
+    this.tail = this.gpus.map(() => 0);
+    this.left = this.gpus.map(() => 0);
+    this.taken = new Uint8Array(ctx.taskCapacity);
+    this.byPriority = undefined;
+    this.frontier = 0;
+    this.critical = [];
+  }
+
+  grow(tasks: number, handles: number): void {
+    this.inner.grow(tasks, handles);
+  }
+
+  submitted(from: number, to: number): void {
+    this.inner.submitted(from, to);
+    if (to < this.ctx.graph.taskCount || from > 0) this.decideNow(false);
+  }
+
+  push(task: number): void {
+    if (!this.decided) this.buffered.push(task);
+    else if (this.isCritical(task)) this.addCritical(task);
+    else this.inner.push(task);
+  }
+
+  pop(worker: number): number {
+    if (!this.decided) this.decideNow(true);
+    let t = this.popCritical(worker);
+    if (t >= 0) return t;
+    const k = this.kOf[worker]!;
+    if (k >= 0) {
+      t = this.next(k);
+      if (t >= 0) return t;
+    }
+    t = this.inner.pop(worker);
+    if (t >= 0) {
+      if (t < this.taken.length) this.taken[t] = 1;
+      return t;
+    }
+    return this.steal(worker);
+  }
+
+  // ------------------------------------------------------------------ critical path
+
+  /** The highest priority among tasks not handed out yet (the critical path's front). */
+  private front(): number {
+    const order = this.byPriority!;
+    while (this.frontier < order.length && this.taken[order[this.frontier]!] === 1) this.frontier++;
+    return this.frontier < order.length
+      ? this.ctx.graph.taskPriority.data[order[this.frontier]!]!
+      : Number.NEGATIVE_INFINITY;
+  }
+
+  /** A ready task on the critical path's front (within CRITICAL_SLACK of its priority). */
+  private isCritical(t: number): boolean {
+    if (this.byPriority === undefined || t >= this.taken.length) return false;
+    const top = this.front();
+    return this.ctx.graph.taskPriority.data[t]! >= top - CRITICAL_SLACK * Math.abs(top);
+  }
+
+  private addCritical(t: number): void {
+    const pr = this.ctx.graph.taskPriority.data;
+    const c = this.critical;
+    let i = c.length;
+    c.push(t);
+    while (i > 0 && pr[c[i - 1]!]! > pr[t]!) {
+      c[i] = c[i - 1]!;
+      i--;
+    }
+    c[i] = t;
+  }
+
+  /** The highest-priority critical task `worker` can run, or -1. */
+  private popCritical(worker: number): number {
+    const c = this.critical;
+    for (let i = c.length - 1; i >= 0; i--) {
+      const t = c[i]!;
+      if (!this.ctx.canRun(t, worker)) continue;
+      c.splice(i, 1);
+      this.taken[t] = 1;
+      return t;
+    }
+    return -1;
+  }
+
+  taskFinished(task: number, worker: number): void {
+    this.inner.taskFinished(task, worker);
+  }
+
+  dataRemoved(handle: number, node: number): void {
+    this.inner.dataRemoved(handle, node);
+  }
+
+  /** GPU `worker`'s known future after its pipeline: its plan, then DARTS's planned tasks. */
+  *plannedTasks(worker: number): Iterable<number> {
+    const k = this.kOf[worker]!;
+    if (k >= 0) {
+      const list = this.plan[k]!;
+      for (let i = this.head[k]!; i < this.tail[k]!; i++) if (this.taken[list[i]!] === 0) yield list[i]!;
+    }
+    yield* this.inner.plannedTasks(worker);
+  }
+
+  /** Belady's rule over plannedTasks' future. */
+  evictionPolicy(): EvictionPolicy {
+    return new BeladyEviction();
+  }
+
+  // ------------------------------------------------------------------ run time
+
+  private next(k: number): number {
+    const list = this.plan[k]!;
+    while (this.head[k]! < this.tail[k]!) {
+      const t = list[this.head[k]!++]!;
+      if (this.taken[t] === 0) return this.take(k, t);
+    }
+    return -1;
+  }
+
+  /** The last task of the longest plan that `worker` can run. */
+  private steal(worker: number): number {
+    let victim = -1;
+    for (let j = 0; j < this.gpus.length; j++)
+      if (this.left[j]! > 0 && (victim < 0 || this.left[j]! > this.left[victim]!)) victim = j;
+    if (victim < 0) return -1;
+    const list = this.plan[victim]!;
+    for (let i = this.tail[victim]! - 1; i >= this.head[victim]!; i--) {
+      const t = list[i]!;
+      if (this.taken[t] !== 0) {
+        if (i === this.tail[victim]! - 1) this.tail[victim] = i;
+        continue;
+      }
+      if (!this.ctx.canRun(t, worker)) continue;
+      if (i === this.tail[victim]! - 1) this.tail[victim] = i;
+      return this.take(victim, t);
+    }
+    return -1;
+  }
+
+  private take(k: number, t: number): number {
+    this.taken[t] = 1;
+    this.left[k]!--;
+    return t;
+  }
+
+  // ------------------------------------------------------------------ planning
+
+  /** Plans the buffered tasks (when `whole`: every task of the graph, all ready) or hands them to DARTS. */
+  private decideNow(whole: boolean): void {
+    if (this.decided) return;
+    this.decided = true;
+    const g = this.ctx.graph;
+    const ready = this.buffered;
+    this.buffered = [];
+    let leftover = ready;
+    if (whole && this.gpus.length > 0 && ready.length === g.taskCount && ready.length > 0) {
+      if (this.taken.length < this.ctx.taskCapacity) {
+        const t = new Uint8Array(this.ctx.taskCapacity);
+        t.set(this.taken);
+        this.taken = t;
+      }
+      leftover = this.pack(ready);
+    }
+    // Graphs with dependencies and priorities: ready tasks at the critical path's front go first.
+    const pr = g.taskPriority.data;
+    if (leftover.length < g.taskCount && g.taskCount <= this.taken.length) {
+      let varies = false;
+      for (let t = 1; t < g.taskCount && !varies; t++) varies = pr[t] !== pr[0];
+      if (varies) {
+        const order = Int32Array.from({ length: g.taskCount }, (_, t) => t);
+        order.sort((x, y) => pr[y]! - pr[x]! || x - y);
+        this.byPriority = order;
+      }
+    }
+    for (const t of leftover) this.push(t);
+  }
+
+  /** Builds the packages; returns the tasks no package took. */
+  private pack(ready: number[]): number[] {
+    const ctx = this.ctx;
+    const g = ctx.graph;
+    const H = g.handleCount;
+    const size = g.handleSize.data;
+    // Inputs per task (read accesses), readers per datum, over the tasks every GPU can run.
+    const inputs = new Map<number, number[]>();
+    const readers: number[][] = Array.from({ length: H }, () => []);
+    const rest: number[] = [];
+    const leftover: number[] = [];
+    let footprint = 0;
+    for (const t of ready) {
+      if (!this.gpus.every((w) => ctx.canRun(t, w))) {
+        leftover.push(t);
+        continue;
+      }
+      const ins: number[] = [];
+      let bytes = 0;
+      for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
+        const h = g.accessHandle.data[a]!;
+        bytes += size[h]!;
+        if (g.accessMode.data[a]! & AccessMode.R && !ins.includes(h)) ins.push(h);
+      }
+      footprint = Math.max(footprint, bytes);
+      inputs.set(t, ins);
+      for (const h of ins) readers[h]!.push(t);
+      rest.push(t);
+    }
+    // Without memory pressure (every input fits in the GPUs together) DARTS loads each datum
+    // about once per GPU already: no packages.
+    let inputBytes = 0;
+    for (let h = 0; h < H; h++) if (readers[h]!.length > 0) inputBytes += size[h]!;
+    let capacity = 0;
+    for (const w of this.gpus) capacity += ctx.memoryCapacity(ctx.platform.workers[w]!.node);
+    if (inputBytes <= capacity) return [...leftover, ...rest];
+    // A datum read by every task is resident everywhere: out of the anchor scores.
+    const everywhere = new Uint8Array(H);
+    for (let h = 0; h < H; h++) if (rest.length > 1 && readers[h]!.length === rest.length) everywhere[h] = 1;
+    const planned = new Uint8Array(g.taskCount);
+    const work = this.gpus.map(() => 0);
+    const lastStream = new Map<number, number>(); // (handle * K + k) -> stream rank
+    let rank = 0;
+    const K = this.gpus.length;
+    let remaining = rest.length;
+    const inAnchor = new Uint8Array(H);
+    const coRead = new Int32Array(H);
+    const recentOf: number[][] = this.gpus.map(() => []);
+    let maxInput = 0;
+    for (const t of rest) for (const h of inputs.get(t)!) maxInput = Math.max(maxInput, size[h]!);
+    const streamOf = (t: number): number =>
+      inputs.get(t)!.find((h) => inAnchor[h] === 0 && everywhere[h] === 0) ?? -1;
+    const missing = (t: number): number => {
+      let m = 0;
+      for (const h of inputs.get(t)!) if (inAnchor[h] === 0 && everywhere[h] === 0) m++;
+      return m;
+    };
+    while (remaining > 0) {
+      let k = 0;
+      for (let j = 1; j < K; j++) if (work[j]! < work[k]!) k = j;
+      const node = ctx.platform.workers[this.gpus[k]!]!.node;
+      let budget = ctx.memoryCapacity(node) - RESERVE_TASKS * footprint;
+      for (let h = 0; h < H; h++) if (everywhere[h]) budget -= size[h]!;
+      // Grow the anchor.
+      const anchor: number[] = [];
+      for (;;) {
+        let best = -1;
+        let b1 = -1;
+        let b2 = -1;
+        for (let d = 0; d < H; d++) {
+          if (inAnchor[d] || everywhere[d] || size[d]! > budget) continue;
+          let s1 = 0;
+          let s2 = 0;
+          let any = false;
+          for (const t of readers[d]!) {
+            if (planned[t]) continue;
+            any = true;
+            let m = 0;
+            for (const x of inputs.get(t)!) {
+              if (x === d || inAnchor[x] || everywhere[x]) continue;
+              m++;
+              if (coRead[x] > 0) s2++;
+            }
+            if (m <= 1) s1++;
+          }
+          if (!any) continue;
+          if (s1 > b1 || (s1 === b1 && s2 > b2)) {
+            best = d;
+            b1 = s1;
+            b2 = s2;
+          }
+        }
+        if (best < 0) break;
+        anchor.push(best);
+        inAnchor[best] = 1;
+        budget -= size[best]!;
+        for (const t of readers[best]!) {
+          if (planned[t]) continue;
+          for (const x of inputs.get(t)!) if (x !== best) coRead[x]!++;
+        }
+      }
+      // The package: tasks on the anchor alone, then streamed data one by one.
+      const own: number[] = [];
+      const groups = new Map<number, number[]>();
+      for (const a of anchor) {
+        for (const t of readers[a]!) {
+          if (planned[t]) continue;
+          const m = missing(t);
+          if (m === 0) {
+            planned[t] = 1;
+            own.push(t);
+          } else if (m === 1) {
+            const d = inputs.get(t)!.find((h) => inAnchor[h] === 0 && everywhere[h] === 0)!;
+            planned[t] = 1;
+            const list = groups.get(d) ?? [];
+            if (list.length === 0) groups.set(d, list);
+            list.push(t);
+          }
+        }
+      }
+      const streamed = [...groups.keys()].sort(
+        (x, y) => (lastStream.get(y * K + k) ?? -1) - (lastStream.get(x * K + k) ?? -1) || x - y,
+      );
+      const list = this.plan[k]!;
+      const before = list.length;
+      const add = (t: number) => {
+        list.push(t);
+        work[k]! += ctx.taskDuration(t, this.gpus[k]!);
+        remaining--;
+      };
+      own.sort((x, y) => x - y).forEach(add);
+      // Streamed data likely still resident (the last `room` streamed on k) first, their tasks
+      // in anchor order: each new anchor datum is then used by several tasks in a row, which
+      // hides its load behind them; then the other streamed data, one group each.
+      const room = Math.max(1, Math.floor((RESERVE_TASKS * footprint) / Math.max(1, maxInput)));
+      const recent = new Set(recentOf[k]!.slice(-room));
+      const pos = new Map(anchor.map((a, i) => [a, i]));
+      const anchorPos = (t: number) => {
+        let p = anchor.length;
+        for (const h of inputs.get(t)!) p = Math.min(p, pos.get(h) ?? p);
+        return p;
+      };
+      const first = streamed.filter((d) => recent.has(d));
+      const order = new Map(first.map((d, i) => [d, i]));
+      const warm = first.flatMap((d) => groups.get(d)!);
+      warm.sort((x, y) => anchorPos(x) - anchorPos(y) || order.get(streamOf(x))! - order.get(streamOf(y))!);
+      warm.forEach(add);
+      for (const d of first) lastStream.set(d * K + k, rank++);
+      for (const d of streamed) {
+        if (recent.has(d)) continue;
+        for (const t of groups.get(d)!.sort((x, y) => x - y)) add(t);
+        lastStream.set(d * K + k, rank++);
+        recentOf[k]!.push(d);
+      }
+      for (const a of anchor) inAnchor[a] = 0;
+      coRead.fill(0);
+      // A package of fewer tasks than MIN_YIELD per anchor datum stops the packing (task sets
+      // whose inputs spread too widely): DARTS takes the rest.
+      const made = list.length - before;
+      if (made === 0 || made < MIN_YIELD * anchor.length) break;
+    }
+    for (let k = 0; k < K; k++) {
+      this.tail[k] = this.plan[k]!.length;
+      this.left[k] = this.plan[k]!.length;
+    }
+    for (const t of rest) if (!planned[t]) leftover.push(t);
+    return leftover;
+  }
+}
