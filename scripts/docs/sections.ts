@@ -8,6 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DARTS_WINDOW_SECTION } from './darts-window.ts';
+import { SEED003_SECTION } from './seed003.ts';
 
 /** A section a script contributes to a page. */
 export interface GeneratedSection {
@@ -22,7 +23,7 @@ export interface GeneratedSection {
 }
 
 /** The registered sections. */
-export const SECTIONS: readonly GeneratedSection[] = [DARTS_WINDOW_SECTION];
+export const SECTIONS: readonly GeneratedSection[] = [DARTS_WINDOW_SECTION, SEED003_SECTION];
 
 /** `text` with `s` inserted before its anchor heading (or at the end) when it is missing. */
 export function withSection(text: string, s: GeneratedSection): string {
