@@ -80,3 +80,24 @@ describe('split runs equal the unsplit run bit for bit', () => {
     });
   }
 });
+
+describe('nbody start', () => {
+  test('every quarter of the bins holds particles at the start (no device of a uniform split starts idle)', () => {
+    const s = benchmarkSequence('nbody', { size: 8000 });
+    const start = s.buffers.find((b) => b.name === 'start')!.init as Int32Array;
+    const bins = start.length - 1;
+    const counts = [0, 1, 2, 3].map((q) => {
+      const lo = Math.floor((q * bins) / 4);
+      const hi = Math.floor(((q + 1) * bins) / 4);
+      return start[hi]! - start[lo]!;
+    });
+    assert.equal(
+      counts.reduce((a, b) => a + b, 0),
+      8000,
+    );
+    // Seed 1, 32 x 32 bins: the corner blob's 4000 particles lie in the first 12 of 32 bin
+    // rows, the other 4000 spread evenly (about 1000 a quarter).
+    assert.equal(bins, 1024);
+    assert.deepEqual(counts, [3887, 2083, 1028, 1002]);
+  });
+});

@@ -9,8 +9,10 @@ import {
   adaptiveStrategy,
   buildSystem,
   CoefficientSamples,
+  fastestOf,
   fitLine,
   type PairCoefficients,
+  SOLVE_REPEATS,
   type SolveInfo,
   solveProgram,
   TimePerGroup,
@@ -92,6 +94,35 @@ function run(
 }
 
 const close = (a: number, b: number, tol = 1e-9) => Math.abs(a - b) <= tol * Math.max(1, Math.abs(b));
+
+describe('solve timing', () => {
+  test('fastestOf calls the decision exactly `repeats` times and keeps the first answer', () => {
+    let calls = 0;
+    const r = fastestOf(() => ++calls, 3);
+    assert.equal(calls, 3);
+    assert.equal(r.value, 1);
+    assert.ok(r.seconds >= 0 && Number.isFinite(r.seconds));
+    assert.equal(fastestOf(() => 'x', 0).value, 'x');
+  });
+
+  test('a decision solves its LP SOLVE_REPEATS times and answers the same ratios as one solve', () => {
+    const shape = shapeOf(1, 2);
+    const solves: SolveInfo[] = [];
+    const s = adaptiveStrategy({ onSolve: (i) => solves.push(i) });
+    s.initial(shape);
+    const obs = {
+      iteration: 0,
+      ratios: [[0.5, 0.5]],
+      workGroups: [100],
+      seconds: [[0.1, 0.3]],
+      transfers: [],
+    };
+    const d = s.next(shape, obs);
+    assert.equal(SOLVE_REPEATS, 3);
+    assert.equal(solves.length, 1, 'reported once per decision');
+    assert.deepEqual(d.ratios, adaptiveStrategy().next(shape, obs).ratios);
+  });
+});
 
 describe('adaptive (seed 003 IV.A)', () => {
   test('two devices, one kernel: ratios inversely proportional to the time per work-group', () => {

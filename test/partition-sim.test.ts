@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { jacobiSequence } from '../src/partition/bench/jacobi.ts';
 import { spmv2Sequence } from '../src/partition/bench/spmv2.ts';
 import { deviceRate, partitionDevices } from '../src/partition/devices.ts';
 import { FixedRatiosStrategy } from '../src/partition/fixed.ts';
@@ -43,5 +44,29 @@ describe('simulated sub-kernel times', () => {
         });
       });
     }
+  });
+
+  test('the strategy is told the ratios once rounded to whole work-groups (libsplit real granularities)', () => {
+    const platform = resolvePlatform('sbac18', {});
+    const devices = partitionDevices(platform).slice(0, 3);
+    // 10 rows at [0.34, 0.33, 0.33]: boundaries round(3.4) = 3 and round(6.7) = 7.
+    const r = runPartitioned({
+      sequence: jacobiSequence(10),
+      platform,
+      devices,
+      strategy: new FixedRatiosStrategy([
+        [0.34, 0.33, 0.33],
+        [0.34, 0.33, 0.33],
+      ]),
+      iterations: 2,
+    });
+    for (const it of r.iterations)
+      assert.deepEqual(it.observation.ratios, [
+        [0.3, 0.4, 0.3],
+        [0.3, 0.4, 0.3],
+      ]);
+    // So f = seconds / (ng x) is the same for every device of a regular kernel on equal GPUs.
+    const [s0, s1, s2] = r.iterations[1]!.observation.seconds[1]!;
+    assert.ok(Math.abs(s0! / 3 - s1! / 4) <= 1e-12 * s0! && Math.abs(s0! - s2!) <= 1e-12 * s0!);
   });
 });

@@ -5,18 +5,10 @@
  */
 import { type Command, InvalidArgumentError } from 'commander';
 import { LocusError } from '../core/types.ts';
-import { BENCHMARKS, benchmarkSequence } from '../partition/benchmarks.ts';
-import { type PartitionDevice, partitionDevices } from '../partition/devices.ts';
-import { FixedRatiosStrategy } from '../partition/fixed.ts';
-import type { KernelSequence } from '../partition/kernel.ts';
-import {
-  type PartitionMode,
-  type PartitionRunResult,
-  runPartitioned,
-  runSequential,
-} from '../partition/runner.ts';
-import { createStrategy, oracleStrategy, STRATEGY_NAMES } from '../partition/strategies.ts';
-import type { PartitionStrategy } from '../partition/strategy.ts';
+import { BENCHMARKS } from '../partition/benchmarks.ts';
+import { runExperiment } from '../partition/experiment.ts';
+import type { PartitionMode } from '../partition/runner.ts';
+import { STRATEGY_NAMES } from '../partition/strategies.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { naturalInt, positiveInt, seedValue } from './options.ts';
 
@@ -44,19 +36,6 @@ function factorValue(value: string): number {
   return n;
 }
 
-/** Total seconds of a run (sum of its iterations). */
-function total(r: PartitionRunResult): number {
-  return r.iterations.reduce((s, it) => s + it.seconds, 0);
-}
-
-/** Every kernel entirely on one device. */
-function alone(sequence: KernelSequence): PartitionStrategy {
-  return new FixedRatiosStrategy(
-    sequence.kernels.map(() => [1]),
-    'single-device',
-  );
-}
-
 /** Runs the command; prints text or JSON. */
 export function partitionCommand(o: PartitionCliOptions): void {
   if (o.bench === undefined)
@@ -69,87 +48,23 @@ export function partitionCommand(o: PartitionCliOptions): void {
       'LOCUS_OPTION_INVALID',
       `--strategy: unknown strategy '${o.strategy}': use ${STRATEGY_NAMES.join(', ')}`,
     );
-  const sequence = benchmarkSequence(o.bench, {
-    ...(o.size !== undefined ? { size: o.size } : {}),
-    seed: o.seed,
-  });
   const platform = resolvePlatform(o.platform, {
     ...(o.gpus !== undefined ? { gpus: o.gpus } : {}),
     ...(o.cpus !== undefined ? { cpus: o.cpus } : {}),
   });
-  const devices = partitionDevices(platform);
-  let slowDevice: number | undefined;
-  if (o.slowDevice !== undefined || o.slowdown !== undefined) {
-    if (mode !== 'real')
-      throw new LocusError(
-        'LOCUS_OPTION_INVALID',
-        '--slow-device and --slowdown apply to --mode real; to slow a device in simulation, lower its rates in a platform file',
-      );
-    if (o.slowDevice === undefined || o.slowdown === undefined)
-      throw new LocusError(
-        'LOCUS_OPTION_INVALID',
-        '--slow-device and --slowdown go together (e.g. --slow-device gpu0 --slowdown 3)',
-      );
-    slowDevice = devices.findIndex((d) => d.name === o.slowDevice);
-    if (slowDevice < 0)
-      throw new LocusError(
-        'LOCUS_OPTION_INVALID',
-        `--slow-device: no device '${o.slowDevice}' on ${platform.name}; its devices are ${devices.map((d) => d.name).join(', ')}`,
-      );
-  }
-  const strategy = createStrategy(o.strategy === 'oracle' ? 'adaptive-comm' : o.strategy);
-  const base = { sequence, platform, iterations: o.iterations, mode } as const;
-  const slow = slowDevice !== undefined ? { slowDevice, slowdown: o.slowdown! } : {};
-  let run = runPartitioned({ ...base, devices, strategy, ...slow });
-  if (o.strategy === 'oracle') {
-    const converged = run.iterations.at(-1)!.observation.ratios;
-    run = runPartitioned({ ...base, devices, strategy: oracleStrategy(converged), ...slow });
-  }
-  const reference = runSequential(sequence, o.iterations);
-  for (const [name, a] of Object.entries(reference)) {
-    const b = run.buffers[name]!;
-    for (let i = 0; i < a.length; i++)
-      if (!Object.is(a[i], b[i]))
-        throw new Error(`partition: ${name}[${i}] is ${b[i]} split and ${a[i]} unsplit (a region is wrong)`);
-  }
-  const single = devices.map((d: PartitionDevice, i) => {
-    const r = runPartitioned({
-      ...base,
-      devices: [d],
-      strategy: alone(sequence),
-      ...(slowDevice === i ? { slowDevice: 0, slowdown: o.slowdown! } : {}),
-    });
-    return { device: d.name, seconds: total(r) };
-  });
-  const best = single.reduce((a, b) => (b.seconds < a.seconds ? b : a));
-  const seconds = total(run);
-  const its = run.iterations;
-  const mean = (f: (it: (typeof its)[number]) => number) => its.reduce((s, it) => s + f(it), 0) / its.length;
-  const result = {
-    bench: sequence.name,
+  const result = runExperiment({
+    bench: o.bench,
     strategy: o.strategy,
-    platform: platform.name,
-    mode,
-    devices: devices.map((d) => d.name),
-    kernels: sequence.kernels.map((k) => k.name),
+    platform,
     iterations: o.iterations,
-    ...(slowDevice !== undefined ? { slowDevice: devices[slowDevice]!.name, slowdown: o.slowdown } : {}),
-    checked: 'bit-identical to the unsplit run',
-    seconds,
-    speedup: best.seconds / seconds,
-    bestSingleDevice: best,
-    singleDevice: single,
-    secondsPerIteration: mean((it) => it.seconds),
-    bytesPerIteration: mean((it) => it.bytes),
-    solveSecondsPerIteration: mean((it) => it.solveSeconds),
-    perIteration: its.map((it) => ({
-      seconds: it.seconds,
-      deviceSeconds: it.deviceSeconds,
-      bytes: it.bytes,
-      solveSeconds: it.solveSeconds,
-      ratios: it.observation.ratios,
-    })),
-  };
+    mode,
+    seed: o.seed,
+    ...(o.size !== undefined ? { size: o.size } : {}),
+    ...(o.slowDevice !== undefined ? { slowDevice: o.slowDevice } : {}),
+    ...(o.slowdown !== undefined ? { slowdown: o.slowdown } : {}),
+  });
+  const best = result.bestSingleDevice;
+  const its = result.perIteration;
   if (o.json) {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return;

@@ -12,6 +12,7 @@ import { LocusError } from '../core/types.ts';
 import { writeCsv } from '../report/csv.ts';
 import { FIGURES, getFigure } from '../report/figures.ts';
 import { describeSweep, peakRate, plotSweep } from '../report/plots.ts';
+import { SEED003_FIGURE } from '../report/seed003.ts';
 import {
   RUN_COLUMNS,
   resolveSweep,
@@ -27,6 +28,7 @@ import { WORKLOADS } from '../workloads/index.ts';
 import { table } from './format.ts';
 import { naturalInt, positiveInt, seedValue, size } from './options.ts';
 import { addSimulationOptions, type SimulationFlags, schedulerOptionsFrom } from './sim-options.ts';
+import { seed003Command } from './sweep-seed003.ts';
 
 /** Options of `locus sweep` as commander parses them. */
 export interface SweepOptions extends SimulationFlags {
@@ -95,7 +97,10 @@ export function registerSweepCommand(program: Command): void {
     .description(
       "run a workload over sizes x policies x repetitions; write CSVs and plots (seed 000's Figures 2 and 3: --figure fig2|fig3)",
     )
-    .option('-f, --figure <name>', `a named experiment: ${Object.keys(FIGURES).join(', ')}`)
+    .option(
+      '-f, --figure <name>',
+      `a named experiment: ${[...Object.keys(FIGURES), SEED003_FIGURE].join(', ')}`,
+    )
     .option('-w, --workload <name>', `task graph: ${Object.keys(WORKLOADS).join(', ')}`)
     .option('--sizes <list>', 'values of --tiles: 10,20,30 or from:to:step (10:150:10)', sizeList)
     .option(
@@ -280,6 +285,7 @@ function makeOutputFolder(out: string): void {
  * both say how to resume. Then summary.csv, the table and the plots.
  */
 export async function sweepCommand(o: SweepOptions): Promise<void> {
+  if (o.figure === SEED003_FIGURE) return seed003Command(o);
   const { spec, title, out } = sweepFromOptions(o);
   resolveSweep(spec); // bad input fails before the output folder is created
   makeOutputFolder(out);

@@ -173,6 +173,10 @@ export function runPartitioned(o: PartitionRunOptions): PartitionRunResult {
     const seconds = sequence.kernels.map(() => devices.map(() => 0));
     const transfers = new Map<string, TransferObservation>();
     const subs: SimSubKernel[] = [];
+    // The ratios the sub-kernels ran with once rounded to whole work-groups (libsplit's
+    // real_granu_dscr, which its MKGR scheduler hands the solver, not the requested ones):
+    // f_d^k = time / (ng * x) with the requested x misreads a rounded sub-range's time.
+    const realized: number[][] = [];
     const realDevice = devices.map(() => 0);
     let realTotal = 0;
     let bytes = 0;
@@ -184,6 +188,7 @@ export function runPartitioned(o: PartitionRunOptions): PartitionRunResult {
     };
     sequence.kernels.forEach((kernel, k) => {
       const ranges = splitRange(kernel.workGroups, ratios[k]!);
+      realized.push(ranges.map(([lo, hi]) => (hi - lo) / kernel.workGroups));
       const plans: TransferPlan[] = [];
       const writes: { buffer: string; set: IntervalSet }[][] = [];
       // Instantiate every sub-kernel's regions before any of them runs (they see the same state).
@@ -281,7 +286,7 @@ export function runPartitioned(o: PartitionRunOptions): PartitionRunResult {
     }
     const observation: IterationObservation = {
       iteration: it,
-      ratios: ratios.map((r) => [...r]),
+      ratios: realized,
       workGroups: sequence.kernels.map((k) => k.workGroups),
       seconds,
       transfers: [...transfers.values()],

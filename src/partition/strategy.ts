@@ -26,7 +26,10 @@ export interface TransferObservation {
 export interface IterationObservation {
   /** Index of the iteration just finished, from 0. */
   readonly iteration: number;
-  /** Ratios used in that iteration, `ratios[k][d]`. */
+  /**
+   * Ratios the iteration ran with, `ratios[k][d]`: each sub-kernel's work-groups over `ng_k`, so
+   * the requested ratios once rounded to whole work-groups (libsplit's real granularities).
+   */
   readonly ratios: readonly (readonly number[])[];
   /** `ng_k`: work-groups of each kernel in that iteration. */
   readonly workGroups: readonly number[];

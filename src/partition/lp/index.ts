@@ -1,5 +1,12 @@
 /** The LP strategies of seed 003 section IV: `adaptive` and `adaptive-comm`, and their pieces. */
-export { type AdaptiveOptions, adaptiveStrategy, type SolveInfo, uniformRatios } from './adaptive.ts';
+export {
+  type AdaptiveOptions,
+  adaptiveStrategy,
+  fastestOf,
+  SOLVE_REPEATS,
+  type SolveInfo,
+  uniformRatios,
+} from './adaptive.ts';
 export { adaptiveCommStrategy, TransferCoefficients } from './adaptive-comm.ts';
 export { TimePerGroup } from './measure.ts';
 export { type LinearProgram, type LpSolution, solveProgram, toLpFormat } from './program.ts';

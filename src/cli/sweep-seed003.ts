@@ -1,0 +1,97 @@
+/**
+ * `locus sweep --figure seed003`: seed 003's Figures 2 and 3 (src/report/seed003.ts) on the
+ * simulated `sbac18` preset (or `--platform`), written under `--out` (default results/seed003).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LocusError } from '../core/types.ts';
+import { resolvePlatform } from '../platform/presets.ts';
+import { writeCsv } from '../report/csv.ts';
+import {
+  DEVICE_COLUMNS,
+  plotSeed003,
+  runSeed003,
+  SEED003_FIGURE,
+  SEED003_ITERATIONS,
+  SPEEDUP_COLUMNS,
+} from '../report/seed003.ts';
+import { table } from './format.ts';
+
+/** The sweep options seed003 uses. */
+export interface Seed003CliOptions {
+  readonly out?: string;
+  readonly platform?: string;
+  readonly gpus?: number;
+  readonly cpus?: number;
+  readonly seed?: number;
+  readonly json?: boolean;
+  readonly plots: boolean;
+  readonly workload?: string;
+}
+
+function write(file: string, data: string | Buffer): void {
+  try {
+    writeFileSync(file, data);
+  } catch (e) {
+    throw new LocusError('LOCUS_FILE_WRITE_FAILED', `cannot write ${file}: ${(e as Error).message}`);
+  }
+}
+
+/** Runs the seed003 figure: every benchmark under every strategy, then the CSVs and plots. */
+export async function seed003Command(o: Seed003CliOptions): Promise<void> {
+  if (o.workload !== undefined)
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      `--figure ${SEED003_FIGURE} runs seed 003's four benchmarks; drop --workload ${o.workload}`,
+    );
+  const platform = resolvePlatform(o.platform ?? 'sbac18', {
+    ...(o.gpus !== undefined ? { gpus: o.gpus } : {}),
+    ...(o.cpus !== undefined ? { cpus: o.cpus } : {}),
+  });
+  const out = o.out ?? join('results', SEED003_FIGURE);
+  try {
+    mkdirSync(out, { recursive: true });
+  } catch (e) {
+    throw new LocusError(
+      'LOCUS_FILE_WRITE_FAILED',
+      `cannot create the output folder ${out}: ${(e as Error).message}; pick another --out`,
+    );
+  }
+  const r = runSeed003({
+    platform,
+    iterations: SEED003_ITERATIONS,
+    ...(o.seed !== undefined ? { seed: o.seed } : {}),
+    onRun: (bench, strategy, done, total) => {
+      if (!o.json && process.stderr.isTTY)
+        process.stderr.write(`seed003: ${done + 1}/${total} ${bench} ${strategy}\n`);
+    },
+  });
+  writeCsv(join(out, 'speedup.csv'), r.speedup, [...SPEEDUP_COLUMNS]);
+  writeCsv(join(out, 'nbody-devices.csv'), r.nbodyDevices, [...DEVICE_COLUMNS]);
+  const written = ['speedup.csv', 'nbody-devices.csv'];
+  if (o.plots) {
+    const plots = await plotSeed003(r, platform.name);
+    for (const [name, p] of Object.entries(plots)) {
+      write(join(out, `${name}.svg`), p.svg);
+      write(join(out, `${name}.png`), p.png);
+      written.push(`${name}.svg`, `${name}.png`);
+    }
+  }
+  if (o.json) {
+    process.stdout.write(
+      `${JSON.stringify({ speedup: r.speedup, nbodyDevices: r.nbodyDevices }, null, 2)}\n`,
+    );
+    return;
+  }
+  const strategies = [...new Set(r.speedup.map((s) => s.strategy))];
+  const benches = [...new Set(r.speedup.map((s) => s.bench))];
+  const cell = new Map(r.speedup.map((s) => [`${s.bench}/${s.strategy}`, s]));
+  process.stdout.write(
+    `Seed 003 Figs. 2 and 3 on ${platform.name}, simulated, ${SEED003_ITERATIONS} iterations: speed-up against the best single device\n\n${table(
+      [
+        ['benchmark', ...strategies],
+        ...benches.map((b) => [b, ...strategies.map((s) => cell.get(`${b}/${s}`)!.speedup.toFixed(2))]),
+      ],
+    )}\n\nwrote ${written.map((f) => join(out, f)).join(', ')}\n`,
+  );
+}
