@@ -6,7 +6,13 @@
  * missing; every run bounded by a timeout and SIGKILL).
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { addonPath } from '../src/cluster/addon.ts';
 import { blockCyclic2d, cyclic1d, parseDistribution, squarestGrid } from '../src/cluster/distribution.ts';
 import { InsertionPlanner, type Transfer } from '../src/cluster/insert-plan.ts';
 import type { Codelet } from '../src/core/graph.ts';
@@ -16,7 +22,9 @@ import type { DataSpec, SubmitAccess, Submitter, TaskSpec } from '../src/workloa
 
 /** Feeds a workload to a planner and records every task's plan. */
 class PlanSubmitter implements Submitter {
-  readonly computes = false;
+  // As the cluster's submitter (jacobi gives block coordinates to runs that compute); no
+  // kernel runs and no initial value is made here.
+  readonly computes = true;
   readonly names: string[] = [];
   readonly tasks: { name: string; executor: number; accesses: [number, number][] }[] = [];
   readonly transfers: (Transfer & { task: string })[] = [];
@@ -192,6 +200,94 @@ describe('insertion planner', () => {
         expected,
       );
       for (const t of s.transfers) assert.notEqual(t.from, t.to);
+    });
+  }
+});
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const env = { ...process.env, LOCUS_PERFMODEL_DIR: mkdtempSync(join(tmpdir(), 'locus-models-')) };
+const hasMpirun = spawnSync('mpirun', ['--version'], { stdio: 'ignore' }).status === 0;
+const skip = !hasMpirun
+  ? 'mpirun is not installed (apt-get install openmpi-bin libopenmpi-dev)'
+  : !existsSync(addonPath())
+    ? `the MPI addon is not built (${addonPath()}): run 'node native/build.mjs'`
+    : false;
+const RUN_TIMEOUT_MS = 240_000;
+const CLI = [
+  '--import',
+  'tsx',
+  'src/cli/index.ts',
+  'run',
+  '--mode',
+  'real',
+  '--check',
+  '--json',
+  '--no-record',
+];
+
+/** Runs `command args`, bounded by a timeout and SIGKILL; returns its JSON report and stderr. */
+function run(command: string, args: string[]) {
+  const r = spawnSync(command, args, {
+    cwd: root,
+    encoding: 'utf8',
+    env,
+    timeout: RUN_TIMEOUT_MS,
+    killSignal: 'SIGKILL',
+  });
+  assert.equal(
+    r.signal,
+    null,
+    `${command} did not end within ${RUN_TIMEOUT_MS} ms\n${r.stdout}\n${r.stderr}`,
+  );
+  assert.equal(r.status, 0, `${command} ${args.join(' ')} exited with ${r.status}\n${r.stdout}\n${r.stderr}`);
+  // One report: rank 0's (the other ranks print nothing).
+  return JSON.parse(r.stdout) as {
+    residual: number;
+    cluster?: { ranks: number; perRank: Record<string, number>[]; total: Record<string, number> };
+  };
+}
+
+describe('distributed runs under mpirun -np 4', { skip }, () => {
+  for (const [workload, args, params, dist] of [
+    ['cholesky', ['--tiles', '6', '--tile-size', '16'], { tiles: 6, tileSize: 16 }, undefined],
+    ['lu', ['--tiles', '5', '--tile-size', '16'], { tiles: 5, tileSize: 16 }, undefined],
+    [
+      'jacobi',
+      ['--tiles', '8', '--tile-size', '8', '--iterations', '4'],
+      { tiles: 8, tileSize: 8, iterations: 4 },
+      cyclic1d(4),
+    ],
+  ] as const) {
+    test(`${workload}: the same result as one process, the planned messages`, {
+      timeout: 2 * RUN_TIMEOUT_MS,
+    }, () => {
+      const one = run(process.execPath, [...CLI, '-w', workload, ...args]);
+      const four = run('mpirun', [
+        '--allow-run-as-root',
+        '--oversubscribe',
+        '-np',
+        '4',
+        process.execPath,
+        ...CLI,
+        '-w',
+        workload,
+        '--cluster',
+        'mpi',
+        ...args,
+      ]);
+      // Both equal the sequential run bit for bit, hence each other.
+      assert.equal(one.residual, 0);
+      assert.equal(four.residual, 0);
+      const p = plan(workload, { ...params, precision: 'double' }, 4, dist);
+      const c = four.cluster!;
+      assert.equal(c.ranks, 4);
+      assert.deepEqual(
+        c.perRank.map((r) => [r.tasks, r.messagesSent, r.messagesReceived]),
+        p.planner.counts.map((r) => [r.tasks, r.messagesSent, r.messagesReceived]),
+      );
+      assert.equal(c.total.tasks, p.tasks.length);
+      assert.equal(c.total.bytesSent, c.total.bytesReceived);
+      assert.equal(c.total.gatherMessages, p.planner.gather(0).length);
     });
   }
 });
