@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
+import type { ClusterSummary } from '../cluster/run-cluster.ts';
 import { LocusError } from '../core/types.ts';
 import { REAL_WORKLOAD_NAMES, type RealRunResult, runWorkload } from '../exec/run-workload.ts';
 import { TaskFailedError } from '../exec/runtime.ts';
@@ -115,7 +116,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
         })
       : undefined;
   let started = false;
-  let result: RealRunResult & { rank?: number; cluster?: unknown };
+  let result: RealRunResult & { rank?: number; cluster?: ClusterSummary };
   // Warnings (models not saved, say) come after the run's results.
   const warnings: string[] = [];
   try {
@@ -188,6 +189,10 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   } else {
     process.stdout.write(`${formatReport(report)}\n`);
+    if (result.cluster) {
+      const { formatClusterSummary } = await import('../cluster/run-cluster.ts');
+      process.stdout.write(`${formatClusterSummary(result.cluster)}\n`);
+    }
     if (result.residual !== undefined) {
       process.stdout.write(
         `check: relative difference to the sequential run ${result.residual.toExponential(2)}` +

@@ -9,6 +9,7 @@ import { REAL_WORKLOAD_NAMES, type RealRunOptions, type RealRunResult } from '..
 import { SequentialSubmitter } from '../exec/sequential-submitter.ts';
 import { BACKWARD_ERROR_MAX_N, type DataByName, REAL_WORKLOADS } from '../exec/workload-checks.ts';
 import { relativeDifference } from '../kernels/residual.ts';
+import { formatBytes } from '../workloads/common.ts';
 import { WORKLOADS } from '../workloads/index.ts';
 import { type Distribution, parseDistribution, squarestGrid } from './distribution.ts';
 import { Mpi } from './mpi.ts';
@@ -162,4 +163,13 @@ function byName(names: readonly string[], arrays: readonly ArrayLike<number>[]):
     const i = index.get(n);
     return i === undefined ? undefined : (arrays[i] as ReturnType<DataByName>);
   };
+}
+
+/** One line for the text report: ranks, distribution, tasks per rank, messages and bytes. */
+export function formatClusterSummary(c: ClusterSummary): string {
+  const t = c.total;
+  return (
+    `cluster: ${c.ranks} ranks, distribution ${c.distribution}, tasks per rank ${c.perRank.map((r) => r.tasks).join('/')}, ` +
+    `${t.messagesSent} messages (${formatBytes(t.bytesSent)}), gather ${t.gatherMessages} messages (${formatBytes(t.gatherBytes)})`
+  );
 }
