@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
+import type { ClusterSummary } from '../cluster/run-cluster.ts';
 import { LocusError } from '../core/types.ts';
 import { REAL_WORKLOAD_NAMES, type RealRunResult, runWorkload } from '../exec/run-workload.ts';
 import { TaskFailedError } from '../exec/runtime.ts';
@@ -55,6 +56,15 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
     if (o[key] !== undefined && o[key] !== false)
       throw new LocusError('LOCUS_OPTION_CONFLICT', `${flag} applies to --mode sim only`);
   }
+  if (o.cluster !== undefined && o.cluster !== 'mpi')
+    throw new LocusError('LOCUS_OPTION_INVALID', `--cluster must be mpi (got '${o.cluster}')`);
+  if (o.cluster === undefined && (o.distribution !== undefined || o.verboseRanks))
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      '--distribution and --verbose-ranks apply to --cluster mpi only',
+    );
+  if (o.cluster !== undefined && (o.backend === 'webgpu' || o.trace !== undefined))
+    throw new LocusError('LOCUS_OPTION_CONFLICT', '--cluster mpi runs the threads backend without --trace');
   if (o.backend === 'webgpu') return (await import('../webgpu/command.ts')).webgpuRunCommand(o);
   if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {
     throw new LocusError(
@@ -106,11 +116,13 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
         })
       : undefined;
   let started = false;
-  let result: RealRunResult;
+  let result: RealRunResult & { rank?: number; cluster?: ClusterSummary };
   // Warnings (models not saved, say) come after the run's results.
   const warnings: string[] = [];
   try {
-    result = await runWorkload(o.workload, {
+    const run = o.cluster ? (await import('../cluster/run-cluster.ts')).runClusterWorkload : runWorkload;
+    result = await run(o.workload, {
+      distribution: o.distribution,
       tiles,
       tileSize,
       precision: o.precision as 'single' | 'double' | undefined,
@@ -164,12 +176,23 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
     process.off('SIGINT', onSigint);
   }
   if (started) bar?.stop();
+  // A distributed run: rank 0 prints, the others only when asked.
+  if (result.rank !== undefined && result.rank !== 0 && !o.verboseRanks) return 0;
   const { report } = result;
-  const json = { ...report, residual: result.residual ?? null, backwardError: result.backwardError ?? null };
+  const json = {
+    ...report,
+    residual: result.residual ?? null,
+    backwardError: result.backwardError ?? null,
+    ...(result.cluster ? { rank: result.rank, cluster: result.cluster } : {}),
+  };
   if (o.json) {
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   } else {
     process.stdout.write(`${formatReport(report)}\n`);
+    if (result.cluster) {
+      const { formatClusterSummary } = await import('../cluster/run-cluster.ts');
+      process.stdout.write(`${formatClusterSummary(result.cluster)}\n`);
+    }
     if (result.residual !== undefined) {
       process.stdout.write(
         `check: relative difference to the sequential run ${result.residual.toExponential(2)}` +
@@ -185,6 +208,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
     const hint = w.startsWith('performance models not saved') ? ' (--no-record skips saving)' : '';
     process.stderr.write(`locus: warning: ${w}${hint}\n`);
   }
+  if (result.rank !== undefined && result.rank !== 0) return 0;
   if (o.check && !(result.residual! <= 1e-10 || (o.precision === 'single' && result.residual! <= 1e-4))) {
     process.stderr.write(
       `locus: check failed: the result differs from the sequential run by ${result.residual}\n`,

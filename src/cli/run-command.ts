@@ -78,6 +78,12 @@ export interface RunOptions extends SimulationFlags {
   gpuMem?: number;
   /** Real runs: threads (default) or webgpu. */
   backend?: string;
+  /** Real runs: 'mpi' runs distributed (src/cluster/run-cluster.ts). */
+  cluster?: string;
+  /** --cluster: the data distribution (2d, 2d:PxQ, 1d). */
+  distribution?: string;
+  /** --cluster: every rank prints its report. */
+  verboseRanks?: boolean;
   sched: string;
   eviction?: string;
   /** false with --no-clean-first: victims in the eviction policy's order alone. */
@@ -119,6 +125,8 @@ export function runCommand(o: RunOptions): void {
       'LOCUS_OPTION_CONFLICT',
       '--check applies to --mode real (a simulation computes no values)',
     );
+  if (o.cluster !== undefined)
+    throw new LocusError('LOCUS_OPTION_CONFLICT', '--cluster applies to --mode real (run it under mpirun)');
   if (o.calibrate)
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',

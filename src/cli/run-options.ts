@@ -108,6 +108,12 @@ export function registerRunCommand(cmd: Command): void {
       'real: fail a task whose kernel runs longer (e.g. 10s); its thread is replaced',
       durationValue,
     )
+    .option('--cluster <kind>', 'real: run distributed over MPI under mpirun (mpi); rank 0 prints the report')
+    .option(
+      '--distribution <spec>',
+      'cluster: data to ranks: 2d (squarest grid), 2d:PxQ or 1d (default 2d; jacobi 1d)',
+    )
+    .option('--verbose-ranks', 'cluster: every rank prints its report, not only rank 0')
     .option(
       '--calibrate',
       'real: send tasks where their performance models lack measurements (StarPU_CALIBRATE)',

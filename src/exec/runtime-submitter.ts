@@ -97,6 +97,11 @@ export class RuntimeSubmitter implements Submitter {
     return id;
   }
 
+  /** The runtime handle of datum `id` (the cluster layer sends and receives it). */
+  handle(id: number): Data {
+    return this.handles[id]!;
+  }
+
   /** Passes the hint to the runtime (Runtime.wontUse). */
   wontUse(data: number): void {
     this.rt.wontUse(this.handles[data]!);

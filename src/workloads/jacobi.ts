@@ -133,6 +133,9 @@ function submit(s: Submitter, j: JacobiInstance): void {
           name: `${grid}.${names[k]}[${b}]`,
           type,
           length,
+          // Row block b, for distributed runs (src/cluster); the simulator's static mappings
+          // are 2-D and place jacobi by task affinity instead, so its graph keeps none.
+          ...(s.computes ? { block: [b, 0] as const } : {}),
           ...(g === 0 ? { init: () => randomTile(length, seed, precision) } : {}),
         });
       }
