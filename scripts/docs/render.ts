@@ -44,7 +44,7 @@ export interface BlockFailure {
 export function parseDefines(lines: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const l of lines) {
-    const m = /^<!-- define (\w+): (.+) -->$/.exec(l.trim());
+    const m = /^<!-- define ([\w-]+): (.+) -->$/.exec(l.trim());
     if (m) out[m[1]!] = m[2]!;
   }
   return out;
@@ -52,7 +52,7 @@ export function parseDefines(lines: string[]): Record<string, string> {
 
 /** A command as it runs: `@NAME` expanded, then `$VAR` (and `$TMP`) substituted. */
 function commandOf(command: string, o: RenderOptions, vars: Record<string, string> = {}): string {
-  const expanded = command.replace(/@(\w+)/g, (all, name: string) => o.defines?.[name] ?? all);
+  const expanded = command.replace(/@([\w-]+)/g, (all, name: string) => o.defines?.[name] ?? all);
   return substitute(expanded, { TMP: o.tmp, ...vars });
 }
 
