@@ -27,6 +27,8 @@ export class Transfers {
   readonly urgent = new IntList(256);
   /** Version of the handle the copy carries. */
   private readonly version = new IntList(256);
+  /** 1 when the transfer counts on its route's links (all but low-priority early write-backs). */
+  private readonly busy = new IntList(256);
   /** Transfers issued and not finished. */
   inFlight = 0;
   /**
@@ -36,7 +38,10 @@ export class Transfers {
    */
   recycle = false;
   private readonly freeIds = new IntList(64);
-  /** Transfers in flight crossing each link (the memory manager's early write-backs wait for 0). */
+  /**
+   * Transfers in flight crossing each link, low-priority early write-backs apart (the memory
+   * manager issues those only while the route home counts 0).
+   */
   private readonly linkBusy: Int32Array;
   // Links of every direct route, flattened: route r's are routeLinks[routeStart[r] .. routeStart[r + 1]).
   private readonly routeStart: Int32Array;
@@ -61,7 +66,7 @@ export class Transfers {
     this.routeLinks = Int32Array.from(flat);
   }
 
-  /** True when no transfer in flight crosses a link of the direct route from src to dst. */
+  /** True when no transfer in flight (but low-priority early write-backs) crosses the route from src to dst. */
   routeIdle(src: number, dst: number): boolean {
     const r = src * this.nn + dst;
     for (let i = this.routeStart[r]!; i < this.routeStart[r + 1]!; i++) {
@@ -138,6 +143,7 @@ export class Transfers {
       this.kind.data[id] = kind;
       this.urgent.data[id] = urgent;
       this.version.data[id] = r.version[h]!;
+      this.busy.data[id] = low ? 0 : 1;
     } else {
       id = this.handle.push(h);
       this.src.push(src);
@@ -145,10 +151,11 @@ export class Transfers {
       this.kind.push(kind);
       this.urgent.push(urgent);
       this.version.push(r.version[h]!);
+      this.busy.push(low ? 0 : 1);
     }
     r.loading[h * this.nn + dst] = id;
     this.inFlight++;
-    this.markRoute(src, dst, 1);
+    if (!low) this.markRoute(src, dst, 1);
     r.pins[h * this.nn + src]!++;
     e.memory.sync(h * this.nn + src);
     if (dst === r.home[h] && r.state[h * this.nn + dst] !== Replica.LOADING) {
@@ -180,7 +187,7 @@ export class Transfers {
     const dstSlot = h * nn + dst;
     const current = this.version.data[id] === r.version[h];
     this.inFlight--;
-    this.markRoute(src, dst, -1);
+    if (this.busy.data[id] === 1) this.markRoute(src, dst, -1);
     if (r.loading[dstSlot] === id) r.loading[dstSlot] = -1;
     const hooks = e.hooks.transferFinished;
     for (let i = 0; i < hooks.length; i++) hooks[i]!(id, e.nowS, current);
