@@ -26,6 +26,9 @@ const runArb = fc.record({
   gpuLookahead: fc.integer({ min: 0, max: 3 }),
   cleanFirst: fc.boolean(),
   hintEvery: fc.integer({ min: 0, max: 3 }),
+  // Clean buffers: off half the time, else a minimum in [1, 100] and a target at or above it.
+  minClean: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 100 })),
+  targetExtra: fc.integer({ min: 0, max: 50 }),
 });
 
 test('invariants hold and runs are deterministic on random graphs and platforms', () => {
@@ -37,10 +40,20 @@ test('invariants hold and runs are deterministic on random graphs and platforms'
       // LUF reads the scheduler's planned tasks: schedulers without a plan cannot use it.
       const probe = createScheduler(run.sched);
       fc.pre(run.eviction !== 'luf' || probe.plannedTasks !== undefined);
-      const first = checkedRun(g, platform, run);
+      const opts = { ...run, targetClean: Math.min(100, run.minClean + run.targetExtra) };
+      const first = checkedRun(g, platform, opts);
       assert.deepEqual(first.checker.violations, []);
       assert.ok(first.checker.finished, 'the run finished');
-      const second = checkedRun(g, platform, run);
+      // The clean-buffer counts follow the replicas: all flushed, and one per allocated replica.
+      const e = first.engine;
+      const nn = platform.nodes.length;
+      for (let n = 0; n < nn; n++) {
+        let allocated = 0;
+        for (let h = 0; h < e.knownHandleCount; h++) allocated += e.isAllocated(h, n) ? 1 : 0;
+        assert.equal(e.memory.count[n], allocated, `replicas counted on node ${n}`);
+        if (run.minClean > 0) assert.equal(e.memory.dirty[n], 0, `dirty replicas left on node ${n}`);
+      }
+      const second = checkedRun(g, platform, opts);
       assert.deepEqual(second.checker.trace, first.checker.trace);
     }),
     { numRuns: Number(process.env.PROPERTY_RUNS ?? 300), seed: Number(process.env.PROPERTY_SEED ?? 42) },

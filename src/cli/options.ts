@@ -2,6 +2,15 @@
 import { InvalidArgumentError } from 'commander';
 import { parseDuration, parseSize } from '../platform/units.ts';
 
+/** A percentage in [0, 100] (--min-clean, --target-clean). */
+export function percentValue(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !(n >= 0 && n <= 100)) {
+    throw new InvalidArgumentError(`'${value}' is not a percentage; use a number in [0, 100], e.g. 5`);
+  }
+  return n;
+}
+
 /** A positive integer. */
 export function positiveInt(value: string): number {
   const n = Number(value);

@@ -141,6 +141,8 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       pipeline: o.pipeline,
       lookahead: o.lookahead,
       cleanFirst: o.cleanFirst,
+      minClean: o.minClean,
+      targetClean: o.targetClean,
       hints: o.hints,
       priorities: o.priorities === 'bottom-level' ? 'bottom-level' : undefined,
       trace: o.trace !== undefined,

@@ -88,6 +88,10 @@ export interface RunOptions extends SimulationFlags {
   eviction?: string;
   /** false with --no-clean-first: victims in the eviction policy's order alone. */
   cleanFirst?: boolean;
+  /** --min-clean: percent of a GPU's replicas kept clean by early write-backs. */
+  minClean?: number;
+  /** --target-clean: percent clean once those write-backs stop. */
+  targetClean?: number;
   seed: number;
   noise?: number;
   chargeScheduling?: boolean;
@@ -221,6 +225,8 @@ export function runCommand(o: RunOptions): void {
     coherence: owner.coherence,
     flushAtEnd: o.stopAfter === undefined,
     cleanFirst: o.cleanFirst,
+    minClean: o.minClean,
+    targetClean: o.targetClean,
     idle: forFlag('--idle', () => parseIdlePolicy(o.idle ?? 'poll')),
     wakeLatency: o.wakeLatency,
     eviction,

@@ -59,4 +59,15 @@ export interface EngineOptions {
    * false gives the policy's own order alone, for comparisons). See MemoryManager.
    */
   cleanFirst?: boolean;
+  /**
+   * Percent of a GPU node's replicas that should be clean (StarPU's STARPU_MINIMUM_CLEAN_BUFFERS,
+   * whose default is 5): below it, modified replicas are written back early, in the eviction
+   * policy's order, while the route home is idle (see MemoryManager). Default 0: off.
+   */
+  minClean?: number;
+  /**
+   * Percent of a node's replicas clean when those early write-backs stop (StarPU's
+   * STARPU_TARGET_CLEAN_BUFFERS, default 10 there); default minClean. Not below minClean.
+   */
+  targetClean?: number;
 }

@@ -49,6 +49,15 @@ export type { EngineOptions } from './engine-options.ts';
 export type { EngineObserver } from './observer.ts';
 export { Cmd, TRANSFER_KIND_NAMES, TransferKind } from './protocol.ts';
 
+/** A percentage option in [0, 100] (0 when absent); a LocusError names it otherwise. */
+function checkPercent(name: string, v: number | undefined): number {
+  if (v === undefined) return 0;
+  if (!(Number.isFinite(v) && v >= 0 && v <= 100)) {
+    throw new LocusError('LOCUS_OPTION_INVALID', `${name} must be a percentage in [0, 100] (got ${v})`);
+  }
+  return v;
+}
+
 /** The engine: events in, commands out. */
 export class Engine implements SchedContext, EvictionContext {
   readonly graph: TaskGraph;
@@ -149,7 +158,18 @@ export class Engine implements SchedContext, EvictionContext {
       : undefined;
     this.replicas = new ReplicaTable(this.nNodes);
     this.tasks = new TaskTable(this);
-    this.memory = new MemoryManager(this, options.cleanFirst ?? true);
+    this.memory = new MemoryManager(
+      this,
+      options.cleanFirst ?? true,
+      checkPercent('minClean', options.minClean),
+      checkPercent('targetClean', options.targetClean ?? options.minClean),
+    );
+    if (this.memory.targetClean < this.memory.minClean) {
+      throw new LocusError(
+        'LOCUS_OPTION_INVALID',
+        `targetClean (${this.memory.targetClean}) is below minClean (${this.memory.minClean}): give a target of at least the minimum`,
+      );
+    }
     this.requests = new RequestQueues(this);
     this.transfers = new Transfers(this);
     this.workers = new WorkerPipelines(this, options);
@@ -381,6 +401,7 @@ export class Engine implements SchedContext, EvictionContext {
       r.state[slot] = Replica.SHARED;
       r.alloc[slot] = 1;
       this.memory.used[home]! += g.handleSize.data[h]!;
+      this.memory.count[home]!++;
     }
     this.knownHandles = g.handleCount;
   }
@@ -524,6 +545,7 @@ export class Engine implements SchedContext, EvictionContext {
         workers.fillBuffers();
       }
     } while (this.dispatchNeeded || requests.anyDirty);
+    this.memory.tidy();
   }
 
   /** Emits IDLE once every known task has ended (while the run is open). */

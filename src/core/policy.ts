@@ -180,7 +180,10 @@ export interface EvictionPolicy {
    * An evictable handle on `node` to evict, among those `allow` accepts when given, or -1 if
    * there is none. The memory manager prefers clean victims (EngineOptions.cleanFirst): it asks
    * first with a filter accepting only clean replicas, and again with the dirty ones only when
-   * no clean one qualifies, so every policy takes clean data first in its own order.
+   * no clean one qualifies, so every policy takes clean data first in its own order. With
+   * `peek`, nothing is evicted: the memory manager only asks which modified replica the policy
+   * would take first, to write it back early (EngineOptions.minClean); the policy then changes
+   * nothing (LUF does not unplan the victim's tasks).
    */
-  victim(node: number, allow?: (handle: number) => boolean): number;
+  victim(node: number, allow?: (handle: number) => boolean, peek?: boolean): number;
 }

@@ -39,7 +39,7 @@ export class LufEviction extends LruEviction {
     }
   }
 
-  override victim(node: number, allow?: (handle: number) => boolean): number {
+  override victim(node: number, allow?: (handle: number) => boolean, peek = false): number {
     const g = this.ctx.graph;
     const workers = this.workersOf[node]!;
     // Next use of each datum in the task buffers, by position (Belady's key).
@@ -79,7 +79,7 @@ export class LufEviction extends LruEviction {
       }
     });
     const victim = best >= 0 ? best : belady;
-    if (victim >= 0) this.sched.unplan?.(victim, node);
+    if (victim >= 0 && !peek) this.sched.unplan?.(victim, node);
     return victim;
   }
 

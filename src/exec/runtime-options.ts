@@ -117,6 +117,10 @@ export interface RuntimeOptions {
   lookahead?: number | undefined;
   /** Evict clean replicas before modified ones (default true; see EngineOptions.cleanFirst). */
   cleanFirst?: boolean | undefined;
+  /** Percent of a GPU's replicas kept clean by early write-backs (default 0: off; see EngineOptions.minClean). */
+  minClean?: number | undefined;
+  /** Percent clean once those write-backs stop (default minClean; see EngineOptions.targetClean). */
+  targetClean?: number | undefined;
   /** Set bottom-level priorities on each batch (for dmdas, prio, darts tie-breaks). */
   priorities?: 'bottom-level' | undefined;
   /** Record a Chrome trace (Runtime.trace). */

@@ -71,6 +71,8 @@ export function openSession(setup: SessionSetup): Session {
     gpuPipeline: options.pipeline ?? (real ? 4 : undefined),
     gpuLookahead: options.lookahead,
     cleanFirst: options.cleanFirst,
+    minClean: options.minClean,
+    targetClean: options.targetClean,
     issueAhead: real,
     calibrate: options.calibrate,
   });

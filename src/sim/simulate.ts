@@ -68,6 +68,10 @@ export interface SimulateOptions {
   flushAtEnd?: boolean;
   /** Evict clean replicas before modified ones (default true; see EngineOptions.cleanFirst). */
   cleanFirst?: boolean;
+  /** Percent of a GPU's replicas kept clean by early write-backs (default 0: off; see EngineOptions.minClean). */
+  minClean?: number;
+  /** Percent clean once those write-backs stop (default minClean; see EngineOptions.targetClean). */
+  targetClean?: number;
   /** Tasks a GPU worker pops ahead of its pipeline, their inputs prefetched (default 4). */
   gpuLookahead?: number;
   /** Workload label for the report. */
@@ -127,6 +131,8 @@ export function simulate(o: SimulateOptions): SimulateResult {
     coherence: o.coherence,
     flushAtEnd: o.flushAtEnd,
     cleanFirst: o.cleanFirst,
+    minClean: o.minClean,
+    targetClean: o.targetClean,
     wakeLatency: o.idle?.ea1 ? (o.wakeLatency ?? DEFAULT_WAKE_LATENCY) : 0,
   });
   const stats = new RunStats(sim.engine);

@@ -39,6 +39,8 @@ export interface CheckedRunOptions {
   cpuPipeline?: number;
   gpuLookahead?: number;
   cleanFirst?: boolean;
+  minClean?: number;
+  targetClean?: number;
   observers?: EngineObserver[];
   coherence?: CoherenceOptions;
 }
@@ -57,6 +59,8 @@ export function checkedRun(graph: TaskGraph, platform: Platform, o: CheckedRunOp
     cpuPipeline: o.cpuPipeline,
     gpuLookahead: o.gpuLookahead,
     cleanFirst: o.cleanFirst,
+    minClean: o.minClean,
+    targetClean: o.targetClean,
     coherence: o.coherence,
   });
   const checker = new InvariantChecker(sim.engine);

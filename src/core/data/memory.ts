@@ -16,6 +16,19 @@
  * replicas are written back home at once (EARLY_WRITEBACK, when no task writes them), and its
  * replicas are flagged F_WONTUSE and listed per node: a victim is taken among them, oldest
  * hint first, before the eviction policy is asked. A task using the replica again clears it.
+ *
+ * Clean buffers (EngineOptions.minClean / targetClean, StarPU's STARPU_MINIMUM_CLEAN_BUFFERS /
+ * STARPU_TARGET_CLEAN_BUFFERS, memalloc.c's starpu_memchunk_tidy): per node, the replicas it
+ * holds are counted, and those dirty (modified, off their home, no copy home in flight); a
+ * replica whose write-back is in flight counts as clean, as StarPU marks a chunk clean when it
+ * submits its write-back. After each event (tidy), on every node but host memory where fewer
+ * than minClean% of the replicas are clean (StarPU's integer rule: clean < count x min / 100),
+ * modified replicas are written back home (EARLY_WRITEBACK, a prefetch's priority) in the
+ * eviction policy's victim order, until targetClean% are clean, only while no transfer is in
+ * flight on the route to host memory (StarPU pushes these as idle requests, when its node's
+ * fetch and prefetch queues are empty). Only replicas the policy could evict now go
+ * (unpinned: no queued or running task writes them), and only when their home copy is stale.
+ * Off (0) by default in Locus; StarPU's defaults are 5 and 10.
  */
 
 import type { Engine } from '../engine.ts';
@@ -58,8 +71,31 @@ export class MemoryManager {
   /** Length at which a node's hinted list is next purged of stale entries. */
   private readonly hintedCap: Int32Array;
 
-  constructor(engine: Engine, cleanFirst = true) {
+  /** Replicas allocated per node (home ones included). */
+  readonly count: Int32Array;
+  /** Dirty replicas per node: modified, off home, no copy home in flight (see sync). */
+  readonly dirty: Int32Array;
+  /** Percent of a node's replicas below which clean ones are made (0: off). */
+  readonly minClean: number;
+  /** Percent of a node's replicas clean once early write-backs stop. */
+  readonly targetClean: number;
+  /** Early write-backs issued to keep memory clean. */
+  tidyWritebacks = 0;
+  private readonly tidyFilter = (h: number): boolean => {
+    const r = this.r;
+    const slot = h * this.nn + this.filterNode;
+    return (
+      r.state[slot] === Replica.MODIFIED &&
+      (r.flags[slot]! & F_WRITING) === 0 &&
+      r.state[h * this.nn + r.home[h]!] === Replica.INVALID &&
+      this.e.transfers.routeIdle(this.filterNode, r.home[h]!)
+    );
+  };
+
+  constructor(engine: Engine, cleanFirst = true, minClean = 0, targetClean = 0) {
     this.cleanFirst = cleanFirst;
+    this.minClean = minClean;
+    this.targetClean = targetClean;
     this.hinted = engine.platform.nodes.map(() => new IntList(16));
     this.hintedCap = new Int32Array(engine.platform.nodes.length).fill(1024);
     this.e = engine;
@@ -70,6 +106,57 @@ export class MemoryManager {
     this.used = new Float64Array(this.nn);
     this.freeing = new Float64Array(this.nn);
     this.capacity = new Float64Array(nodes.map((n) => n.capacity));
+    this.count = new Int32Array(this.nn);
+    this.dirty = new Int32Array(this.nn);
+  }
+
+  /**
+   * Brings the dirty count of `slot`'s node up to date after its state or flags changed
+   * (every site that makes a replica modified, clean, invalid or starts or ends its copy home
+   * calls it). O(1), and nothing when the clean-buffer knobs are off.
+   */
+  sync(slot: number): void {
+    if (this.minClean <= 0) return;
+    const r = this.r;
+    const n = slot % this.nn;
+    const h = (slot - n) / this.nn;
+    const d =
+      n !== r.home[h] && r.state[slot] === Replica.MODIFIED && (r.flags[slot]! & F_WRITEBACK) === 0 ? 1 : 0;
+    if (d !== r.dirtyMark[slot]) {
+      r.dirtyMark[slot] = d;
+      this.dirty[n]! += d === 1 ? 1 : -1;
+    }
+  }
+
+  /**
+   * Early write-backs to keep each node's share of clean replicas (see the file's comment);
+   * the engine calls it after each event. Returns the write-backs issued.
+   */
+  tidy(): number {
+    if (this.minClean <= 0) return 0;
+    const host = this.e.platform.homeNode;
+    const r = this.r;
+    let issued = 0;
+    for (let n = 0; n < this.nn; n++) {
+      if (n === host) continue;
+      const nb = this.count[n]!;
+      let clean = nb - this.dirty[n]!;
+      if (clean >= Math.floor((nb * this.minClean) / 100)) continue;
+      if (!this.e.transfers.routeIdle(n, host)) continue;
+      const target = Math.floor((nb * this.targetClean) / 100);
+      this.filterNode = n;
+      while (clean < target) {
+        const v = this.eviction.victim(n, this.tidyFilter, true);
+        if (v < 0) break;
+        const slot = v * this.nn + n;
+        r.flags[slot]! |= F_WRITEBACK;
+        this.e.transfers.issue(v, n, r.home[v]!, TransferKind.EARLY_WRITEBACK, true);
+        clean++;
+        issued++;
+      }
+    }
+    this.tidyWritebacks += issued;
+    return issued;
   }
 
   /** Takes memory for `h` on `n` and gives the replica `state`. */
@@ -79,6 +166,7 @@ export class MemoryManager {
     this.r.alloc[slot] = 1;
     this.r.state[slot] = state;
     this.used[n]! += e.graph.handleSize.data[h]!;
+    this.count[n]!++;
     this.eviction.added(h, n);
     if (state === Replica.LOADING) e.scheduler.dataRequested?.(h, n);
     const hooks = e.hooks.replicaAllocated;
@@ -92,7 +180,9 @@ export class MemoryManager {
     this.r.alloc[slot] = 0;
     this.r.state[slot] = Replica.INVALID;
     this.r.flags[slot] = 0;
+    this.sync(slot);
     this.used[n]! -= e.graph.handleSize.data[h]!;
+    this.count[n]!--;
     this.eviction.removed(h, n);
     e.emit(Cmd.FREE, h, n);
     const hooks = e.hooks.replicaFreed;

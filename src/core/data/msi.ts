@@ -26,12 +26,14 @@ export function applyWrites(e: Engine, task: number, n: number): void {
     r.version[h]!++;
     r.state[h * nn + node] = Replica.MODIFIED;
     r.flags[h * nn + node]! |= F_WRITING;
+    e.memory.sync(h * nn + node);
     for (let m = 0; m < nn; m++) {
       if (m === node) continue;
       const slot = h * nn + m;
       const s = r.state[slot]!;
       if (s === Replica.INVALID || s === Replica.LOADING) continue; // a late copy is dropped on arrival
       r.state[slot] = Replica.INVALID;
+      e.memory.sync(slot);
       if (m !== home && r.pins[slot] === 0) e.memory.free(h, m, 'invalidate');
     }
   }
@@ -58,6 +60,7 @@ export function releaseAccesses(e: Engine, task: number, n: number, discardScrat
       r.state[slot] = node === home ? Replica.SHARED : Replica.INVALID;
       r.state[h * nn + home] = Replica.SHARED;
       r.version[h]!++;
+      e.memory.sync(slot);
       e.memory.unpin(slot, 'discard');
     } else {
       e.memory.unpin(slot, 'evict');

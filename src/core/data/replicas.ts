@@ -70,6 +70,8 @@ export class ReplicaTable {
   flags = new Uint8Array(0);
   /** 1 when the slot holds memory. */
   alloc = new Uint8Array(0);
+  /** 1 when the slot is counted dirty on its node (MemoryManager's clean-buffer counts). */
+  dirtyMark = new Uint8Array(0);
   /** Pins per slot: queued and running tasks, and transfers reading it. */
   pins = new Int32Array(0);
   /** The transfer filling each LOADING slot, -1 when none. */
@@ -94,6 +96,7 @@ export class ReplicaTable {
     this.state = growU8(this.state, slots);
     this.flags = growU8(this.flags, slots);
     this.alloc = growU8(this.alloc, slots);
+    this.dirtyMark = growU8(this.dirtyMark, slots);
     this.pins = growI32(this.pins, slots);
     this.loading = growI32(this.loading, slots, -1);
     this.waitHead = growI32(this.waitHead, slots, -1);

@@ -27,6 +27,8 @@ export class Transfers {
   readonly urgent = new IntList(256);
   /** Version of the handle the copy carries. */
   private readonly version = new IntList(256);
+  /** 1 when the transfer counts on its route's links (all but low-priority early write-backs). */
+  private readonly busy = new IntList(256);
   /** Transfers issued and not finished. */
   inFlight = 0;
   /**
@@ -36,6 +38,14 @@ export class Transfers {
    */
   recycle = false;
   private readonly freeIds = new IntList(64);
+  /**
+   * Transfers in flight crossing each link, low-priority early write-backs apart (the memory
+   * manager issues those only while the route home counts 0).
+   */
+  private readonly linkBusy: Int32Array;
+  // Links of every direct route, flattened: route r's are routeLinks[routeStart[r] .. routeStart[r + 1]).
+  private readonly routeStart: Int32Array;
+  private readonly routeLinks: Int32Array;
   private readonly e: Engine;
   private readonly r: ReplicaTable;
   private readonly nn: number;
@@ -44,6 +54,32 @@ export class Transfers {
     this.e = engine;
     this.r = engine.replicas;
     this.nn = engine.platform.nodes.length;
+    const p = engine.platform;
+    this.linkBusy = new Int32Array(p.links.length);
+    this.routeStart = new Int32Array(this.nn * this.nn + 1);
+    const flat: number[] = [];
+    for (let r = 0; r < this.nn * this.nn; r++) {
+      this.routeStart[r] = flat.length;
+      for (const l of p.routes[r] ?? []) flat.push(l);
+    }
+    this.routeStart[this.nn * this.nn] = flat.length;
+    this.routeLinks = Int32Array.from(flat);
+  }
+
+  /** True when no transfer in flight (but low-priority early write-backs) crosses the route from src to dst. */
+  routeIdle(src: number, dst: number): boolean {
+    const r = src * this.nn + dst;
+    for (let i = this.routeStart[r]!; i < this.routeStart[r + 1]!; i++) {
+      if (this.linkBusy[this.routeLinks[i]!]! > 0) return false;
+    }
+    return true;
+  }
+
+  /** Adds `d` to the busy count of every link of the route from src to dst. */
+  private markRoute(src: number, dst: number, d: number): void {
+    const r = src * this.nn + dst;
+    for (let i = this.routeStart[r]!; i < this.routeStart[r + 1]!; i++)
+      this.linkBusy[this.routeLinks[i]!]! += d;
   }
 
   /** Transfer `id`, a prefetch so far, is now waited for by a task: URGENT. */
@@ -90,11 +126,14 @@ export class Transfers {
     r.addWaiter(homeSlot, -(dst + 1));
   }
 
-  /** Issues a copy of h from src to dst (emits TRANSFER); pins the source. */
-  issue(h: number, src: number, dst: number, kind: number): void {
+  /**
+   * Issues a copy of h from src to dst (emits TRANSFER); pins the source. `low` gives it a
+   * prefetch's priority (the memory manager's early write-backs to keep memory clean).
+   */
+  issue(h: number, src: number, dst: number, kind: number, low = false): void {
     const e = this.e;
     const r = this.r;
-    const urgent = kind === TransferKind.PREFETCH ? 0 : 1;
+    const urgent = kind === TransferKind.PREFETCH || low ? 0 : 1;
     let id: number;
     if (this.freeIds.length > 0) {
       id = this.freeIds.data[--this.freeIds.length]!;
@@ -104,6 +143,7 @@ export class Transfers {
       this.kind.data[id] = kind;
       this.urgent.data[id] = urgent;
       this.version.data[id] = r.version[h]!;
+      this.busy.data[id] = low ? 0 : 1;
     } else {
       id = this.handle.push(h);
       this.src.push(src);
@@ -111,10 +151,13 @@ export class Transfers {
       this.kind.push(kind);
       this.urgent.push(urgent);
       this.version.push(r.version[h]!);
+      this.busy.push(low ? 0 : 1);
     }
     r.loading[h * this.nn + dst] = id;
     this.inFlight++;
+    if (!low) this.markRoute(src, dst, 1);
     r.pins[h * this.nn + src]!++;
+    e.memory.sync(h * this.nn + src);
     if (dst === r.home[h] && r.state[h * this.nn + dst] !== Replica.LOADING) {
       r.state[h * this.nn + dst] = Replica.LOADING;
       e.scheduler.dataRequested?.(h, dst);
@@ -144,6 +187,7 @@ export class Transfers {
     const dstSlot = h * nn + dst;
     const current = this.version.data[id] === r.version[h];
     this.inFlight--;
+    if (this.busy.data[id] === 1) this.markRoute(src, dst, -1);
     if (r.loading[dstSlot] === id) r.loading[dstSlot] = -1;
     const hooks = e.hooks.transferFinished;
     for (let i = 0; i < hooks.length; i++) hooks[i]!(id, e.nowS, current);
@@ -195,6 +239,8 @@ export class Transfers {
       }
     }
     r.flags[srcSlot]! &= ~F_AGAIN;
+    mem.sync(srcSlot);
+    mem.sync(dstSlot);
     e.requests.markDirty(src);
     e.requests.markDirty(dst);
     if (this.recycle) this.freeIds.push(id);
