@@ -36,6 +36,9 @@ import type { WgslKernel } from './kernel.ts';
 import { type AdapterSummary, adapterLine } from './load.ts';
 import { trsmWgsl } from './trsm.ts';
 
+/** The CPU implementations by name. */
+const CPU: Readonly<Record<KernelName, (data: Float32Array[], args: Float64Array) => void>> = { ...Tasks };
+
 /** Copy sizes the bus calibration times by default (bytes). */
 export const WEBGPU_BUS_SIZES = [4096, 65536, 1 << 20, 8 << 20] as const;
 
@@ -262,7 +265,7 @@ async function timeCpu(c: KernelCase, n: number, repeats: number): Promise<numbe
   const args = Float64Array.from(c.cpuArgs);
   return timed(repeats, () => {
     for (let i = 0; i < data.length; i++) data[i]!.set(fresh[i]!);
-    Tasks[c.cpu](data, args);
+    CPU[c.cpu](data, args);
   });
 }
 
