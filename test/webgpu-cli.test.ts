@@ -58,6 +58,56 @@ describe('locus run --backend webgpu', { timeout: 300_000, ...skip }, () => {
     });
   }
 
+  for (const [workload, extra, tasks] of [
+    ['matmul2d', ['--tiles', '3', '--tile-size', '32', '--inner', '64'], 9],
+    ['stencil', ['--tiles', '3', '--tile-size', '16', '--inner', '9', '--iterations', '3'], 3 * 3 + 2 * 3],
+  ] as const) {
+    test(`${workload}: small sizes pass --check on the devices; the JSON names the adapter`, () => {
+      const r = locus(
+        'run',
+        '--mode',
+        'real',
+        '--backend',
+        'webgpu',
+        '--workload',
+        workload,
+        ...extra,
+        '--check',
+        '--json',
+      );
+      assert.equal(r.code, 0, r.err);
+      const j = JSON.parse(r.out);
+      assert.ok(
+        j.residual > 0 && j.residual <= 1e-4,
+        `residual ${j.residual} (0 would mean nothing to compare)`,
+      );
+      assert.equal(j.tasks, tasks);
+      assert.equal(typeof j.adapter.software, 'boolean');
+      const byName = Object.fromEntries(
+        j.workers.map((w: { name: string; tasks: number }) => [w.name, w.tasks]),
+      );
+      assert.ok(byName.gpu0 + byName.gpu1 > 0, 'tasks ran on the devices');
+    });
+  }
+
+  test('matmul2d refuses an --inner that is not a multiple of 4 in one line', () => {
+    const r = locus(
+      'run',
+      '--mode',
+      'real',
+      '--backend',
+      'webgpu',
+      '-w',
+      'matmul2d',
+      '--inner',
+      '30',
+      '--tiles',
+      '2',
+    );
+    assert.equal(r.code, 2);
+    assert.match(r.err, /^locus: --backend webgpu: --inner must be a multiple of 4 .*\n$/);
+  });
+
   test('float64 is refused in one line with exit code 2', () => {
     const r = locus(
       'run',

@@ -14,11 +14,13 @@ import {
   trsmRightLowerTransRef,
   trsmRightUpperRef,
 } from '../src/kernels/reference.ts';
+import { haloCopy, STENCIL_A, STENCIL_B, stencilUpdate } from '../src/kernels/stencil3d.ts';
 import type { LogicalDevice } from '../src/webgpu/device.ts';
 import { createLogicalDevice } from '../src/webgpu/device.ts';
 import { runWgsl } from '../src/webgpu/dispatch.ts';
-import { gemmWgsl, syrkWgsl } from '../src/webgpu/gemm.ts';
+import { gemmWgsl, matmul2dWgsl, syrkWgsl } from '../src/webgpu/gemm.ts';
 import { jacobiWgsl } from '../src/webgpu/jacobi.ts';
+import { haloWgsl, stencilWgsl } from '../src/webgpu/stencil.ts';
 import { trsmWgsl } from '../src/webgpu/trsm.ts';
 import { noAdapter } from './helpers/webgpu.ts';
 
@@ -125,6 +127,96 @@ describe('WGSL kernels against the CPU references', { timeout: 300_000, ...skip 
       for (let k = 0; k < 3; k++) close(got[got.length - 3 + k]!, want[k]!, 1e-6, `jacobi segment ${k}`);
     });
   }
+
+  for (const [m, k] of [
+    [64, 256],
+    [68, 132],
+  ] as const) {
+    test(`matmul2d block product C = A B, A ${m} x ${k}, B ${k} x ${m}`, async () => {
+      const r = mulberry32(40 + m);
+      const a = Float32Array.from({ length: m * k }, () => r() * 2 - 1);
+      const b = Float32Array.from({ length: k * m }, () => r() * 2 - 1);
+      // C is written (W): its old values must not leak into the result.
+      const c = Float32Array.from({ length: m * m }, () => 99);
+      const [, , got] = await runWgsl(dev, matmul2dWgsl, [a, b, c], [m, k]);
+      const want = new Float64Array(m * m);
+      for (let j = 0; j < m; j++)
+        for (let p = 0; p < k; p++)
+          for (let i = 0; i < m; i++) want[i + j * m]! += a[i + p * m]! * b[p + j * k]!;
+      close(got!, want, 1e-5 * k, 'matmul2d');
+    });
+  }
+
+  test('the CPU stencil half sweep is the red-black 7-point update of its definition', () => {
+    // A whole 6 x 6 x 5 grid in one block (no neighbours): every interior point of the colour.
+    const x = 6;
+    const z = 5;
+    const u = tile(x * 6, 50).slice(0, x * x * z);
+    for (const parity of [0, 1]) {
+      const want = Float64Array.from(u);
+      let updated = 0;
+      for (let k = 1; k < z - 1; k++)
+        for (let j = 1; j < x - 1; j++)
+          for (let i = 1; i < x - 1; i++) {
+            if ((i + j + k) % 2 !== parity) continue;
+            const at = (ii: number, jj: number, kk: number) => u[ii + jj * x + kk * x * x]!;
+            const s =
+              at(i - 1, j, k) +
+              at(i + 1, j, k) +
+              at(i, j - 1, k) +
+              at(i, j + 1, k) +
+              at(i, j, k - 1) +
+              at(i, j, k + 1);
+            want[i + j * x + k * x * x] = STENCIL_A * at(i, j, k) + STENCIL_B * s;
+            updated++;
+          }
+      assert.equal(updated, 24, 'half of the 4 x 4 x 3 interior points');
+      const got = Float32Array.from(u);
+      stencilUpdate(got, x, 0, parity, null, null);
+      close(got, want, 1e-6, `stencil parity ${parity}`);
+    }
+  });
+
+  for (const [lower, upper] of [
+    [true, true],
+    [false, true],
+    [true, false],
+    [false, false],
+  ] as const) {
+    test(`stencil half sweep of a 12 x 12 x 5 block, lower ${lower}, upper ${upper}`, async () => {
+      const x = 12;
+      const p = x * x;
+      const block = tile(x * 5, 60).slice(0, p * 5);
+      const lo = tile(x, 61);
+      const up = tile(x, 62);
+      for (const parity of [0, 1]) {
+        const data = [...(lower ? [lo] : []), block, ...(upper ? [up] : [])];
+        const got = await runWgsl(dev, stencilWgsl, data, [x, parity, 7, lower ? 1 : 0, upper ? 1 : 0]);
+        const want = Float32Array.from(block);
+        stencilUpdate(want, x, 7, parity, lower ? lo : null, upper ? up : null);
+        let changed = 0;
+        for (let i = 0; i < want.length; i++) if (want[i] !== block[i]) changed++;
+        assert.ok(changed > 0, 'the sweep changed points');
+        close(got[lower ? 1 : 0]!, Float64Array.from(want), 1e-6, `stencil parity ${parity}`);
+      }
+    });
+  }
+
+  test('halo copy: the lowest and highest planes of a 12 x 12 x 3 block', async () => {
+    const x = 12;
+    const p = x * x;
+    const block = tile(x * 3, 70).slice(0, p * 3);
+    const got = await runWgsl(dev, haloWgsl, [block, new Float32Array(p), new Float32Array(p)], [x, 1, 1]);
+    const bottom = new Float32Array(p);
+    const top = new Float32Array(p);
+    haloCopy(block, p, bottom, top);
+    assert.deepEqual(got[1], bottom);
+    assert.deepEqual(got[2], top);
+    assert.deepEqual(bottom, block.subarray(0, p));
+    assert.deepEqual(top, block.subarray(2 * p));
+    const [, onlyTop] = await runWgsl(dev, haloWgsl, [block, new Float32Array(p)], [x, 0, 1]);
+    assert.deepEqual(onlyTop, top);
+  });
 
   test('a kernel whose WGSL does not compile rejects with the GPU message, every time', async () => {
     const bad = {

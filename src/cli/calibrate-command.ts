@@ -35,6 +35,20 @@ function machine(o: MachineFlags): Platform {
   return resolvePlatform(o.platform ?? 'local', { gpus: o.gpus, cpus: o.cpus, gpuMem: o.gpuMem });
 }
 
+interface CalibrateFlags extends MachineFlags {
+  tileSize: string;
+  samples: number;
+  throttle?: boolean;
+  backend?: string;
+  inner?: string;
+}
+
+/** The --backend of calibrate and platform export. */
+function backendOf(value: string | undefined): 'threads' | 'webgpu' {
+  if (value === undefined || value === 'threads' || value === 'webgpu') return value ?? 'threads';
+  throw new LocusError('LOCUS_OPTION_INVALID', `--backend must be threads or webgpu (got '${value}')`);
+}
+
 function tileList(value: string): number[] {
   const list = value.split(',').map((v) => Number(v.trim()));
   if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 1 || n > 4096)) {
@@ -56,10 +70,17 @@ export function registerCalibrateCommands(program: Command): void {
     .option('--tile-size <list>', 'tile sizes to calibrate the kernels at (e.g. 128,256)', '256')
     .option('--samples <n>', 'measurements per codelet, worker kind and tile size', positiveInt, 10)
     .option('--throttle', "hold copies to emulated devices to the platform's link speed")
-    .action(async (o: MachineFlags & { tileSize: string; samples: number; throttle?: boolean }) => {
+    .option('--backend <name>', 'threads (default) or webgpu (the GPUs through WebGPU)')
+    .option('--inner <list>', "webgpu: matmul2d inner sizes to calibrate gemm's block product at")
+    .action(async (o: CalibrateFlags) => {
       const platform = machine(o);
       const tileSizes = tileList(o.tileSize);
       const dir = ModelStore.defaultDir();
+      if (backendOf(o.backend) === 'webgpu') {
+        const { webgpuCalibrateCommand } = await import('../webgpu/calibrate-command.ts');
+        await webgpuCalibrateCommand(platform, tileSizes, o.inner ? tileList(o.inner) : [], o.samples, dir);
+        return;
+      }
       const ac = new AbortController();
       const onSigint = () => ac.abort();
       process.once('SIGINT', onSigint);
@@ -99,9 +120,13 @@ export function registerCalibrateCommands(program: Command): void {
   )
     .option('--tile-size <n>', 'the tile size whose kernel rates to write', positiveInt, 256)
     .option('-o, --out <file>', 'write to this file instead of stdout')
-    .action((o: MachineFlags & { tileSize: number; out?: string }) => {
+    .option('--backend <name>', 'threads (default) or webgpu: whose calibration to export')
+    .action(async (o: MachineFlags & { tileSize: number; out?: string; backend?: string }) => {
       const platform = machine(o);
-      const json = exportPlatform(platform, ModelStore.defaultDir(), o.tileSize);
+      const json =
+        backendOf(o.backend) === 'webgpu'
+          ? (await import('../webgpu/calibrate.ts')).exportWebGpuPlatform(platform, ModelStore.defaultDir())
+          : exportPlatform(platform, ModelStore.defaultDir(), o.tileSize);
       if (o.out) {
         try {
           writeFileSync(o.out, json);

@@ -42,7 +42,9 @@ const SIM_ONLY: [keyof RunOptions, string][] = [
 
 /** Runs the application; resolves with the exit code. */
 export async function realRunCommand(o: RunOptions): Promise<number> {
-  if (!REAL_WORKLOAD_NAMES.includes(o.workload)) {
+  // matmul2d and the stencil run for real on WebGPU only (their kernels have WGSL), reading --inner and --iterations.
+  const gpuOnly = o.backend === 'webgpu' && (o.workload === 'matmul2d' || o.workload === 'stencil');
+  if (!gpuOnly && !REAL_WORKLOAD_NAMES.includes(o.workload)) {
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',
       `--mode real runs ${REAL_WORKLOAD_NAMES.join(', ')} (got --workload ${o.workload}); simulate the others with --mode sim`,
@@ -52,7 +54,8 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
     throw new LocusError('LOCUS_OPTION_INVALID', `--backend must be threads or webgpu (got '${o.backend}')`);
   for (const [key, flag] of SIM_ONLY) {
     // The iterated real application reads --iterations.
-    if (key === 'iterations' && o.workload === 'jacobi') continue;
+    if (key === 'iterations' && (o.workload === 'jacobi' || o.workload === 'stencil')) continue;
+    if (key === 'inner' && gpuOnly) continue;
     if (o[key] !== undefined && o[key] !== false)
       throw new LocusError('LOCUS_OPTION_CONFLICT', `${flag} applies to --mode sim only`);
   }

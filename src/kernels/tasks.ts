@@ -6,11 +6,13 @@
  * read from a Float64Array it is a double, and V8 then compiles the kernels' index arithmetic
  * in floating point, a third slower.
  */
+import { blockProduct } from './block-product.ts';
 import { gemm } from './gemm.ts';
 import { getrf } from './getrf.ts';
 import { laswp, panelGetrf } from './getrf-pivot.ts';
 import { jacobiBlock } from './jacobi.ts';
 import { potrf } from './potrf.ts';
+import { haloCopy, stencilUpdate } from './stencil3d.ts';
 import { syrk } from './syrk.ts';
 import { trsmLeftLowerUnit, trsmRightLowerTrans, trsmRightUpper } from './trsm.ts';
 import type { Tile } from './types.ts';
@@ -98,4 +100,43 @@ export function jacobiTask(data: Views, args: Float64Array): void {
   const below = hasBelow ? t(data, i++) : null;
   const dst = data.slice(i, i + segs) as Tile[];
   jacobiBlock(src, dst, n, above, below);
+}
+
+/**
+ * Block product of matmul2d (seed 000): [A R (m x k), B R (k x m), C W (m x m)], C = A B;
+ * args = [m, k].
+ */
+export function matmul2dTask(data: Views, args: Float64Array): void {
+  const m = args[0]! | 0;
+  blockProduct(t(data, 0), t(data, 1), t(data, 2), m, m, args[1]! | 0);
+}
+
+/**
+ * One red-black half sweep of a stencil block (src/kernels/stencil3d.ts): [lower R]?,
+ * block RW, [upper R]?; args = [X (plane edge), parity, z0 (the block's first global plane),
+ * 1 if there is a lower plane, 1 if there is an upper plane].
+ */
+export function stencilTask(data: Views, args: Float64Array): void {
+  const hasLower = args[3]! !== 0;
+  const hasUpper = args[4]! !== 0;
+  const b = hasLower ? 1 : 0;
+  stencilUpdate(
+    t(data, b),
+    args[0]! | 0,
+    args[2]! | 0,
+    args[1]! | 0,
+    hasLower ? t(data, 0) : null,
+    hasUpper ? t(data, b + 1) : null,
+  );
+}
+
+/**
+ * A stencil block's boundary planes into its halos: block R, [bottom W]?, [top W]?; args =
+ * [X (plane edge), 1 if there is a bottom halo, 1 if there is a top halo].
+ */
+export function haloTask(data: Views, args: Float64Array): void {
+  const x = args[0]! | 0;
+  const hasBottom = args[1]! !== 0;
+  const hasTop = args[2]! !== 0;
+  haloCopy(t(data, 0), x * x, hasBottom ? t(data, 1) : null, hasTop ? t(data, hasBottom ? 2 : 1) : null);
 }

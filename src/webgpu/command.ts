@@ -39,6 +39,7 @@ export async function webgpuRunCommand(o: RunOptions): Promise<number> {
   const result = await runWebGpuWorkload(o.workload, {
     tiles: o.tiles ?? 8,
     tileSize: o.tileSize ?? 256,
+    inner: o.inner,
     precision: o.precision as 'single' | 'double' | undefined,
     iterations: o.iterations,
     check: o.check,

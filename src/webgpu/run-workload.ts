@@ -40,6 +40,12 @@ import type { WebGpuKernel } from './kernel.ts';
 import { type AdapterSummary, adapterLine } from './load.ts';
 import { hasWgsl, tileKernel } from './tile-kernels.ts';
 
+/**
+ * The workloads `--backend webgpu` runs: those that run for real on threads, and seed 000's
+ * matmul2d and seed 001's stencil, whose kernels have WGSL (and CPU references).
+ */
+export const WEBGPU_WORKLOADS: readonly string[] = [...Object.keys(REAL_WORKLOADS), 'matmul2d', 'stencil'];
+
 /** Builds the task graph, the host arrays and the kernels of a workload. */
 export class WebGpuSubmitter implements Submitter {
   /** Kernels run on the values. */
@@ -104,6 +110,8 @@ export class WebGpuSubmitter implements Submitter {
 export interface WebGpuRunOptions {
   tiles: number;
   tileSize: number;
+  /** matmul2d's inner dimension, the stencil's grid depth (the generators' defaults when absent). */
+  inner?: number | undefined;
   /** Must be single (or absent): WGSL computes in float32. */
   precision?: 'single' | 'double' | undefined;
   iterations?: number | undefined;
@@ -126,8 +134,11 @@ export interface WebGpuRunResult {
 
 /** Runs workload `name` over WebGPU devices. */
 export async function runWebGpuWorkload(name: string, o: WebGpuRunOptions): Promise<WebGpuRunResult> {
-  if (!Object.hasOwn(REAL_WORKLOADS, name))
-    throw new LocusError('LOCUS_OPTION_CONFLICT', `workload '${name}' does not run for real`);
+  if (!WEBGPU_WORKLOADS.includes(name))
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      `workload '${name}' does not run with --backend webgpu (it runs ${WEBGPU_WORKLOADS.join(', ')})`,
+    );
   if (o.precision === 'double') {
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',
@@ -140,13 +151,22 @@ export async function runWebGpuWorkload(name: string, o: WebGpuRunOptions): Prom
       `--backend webgpu: --tile-size must be a multiple of 4 (the WGSL kernels load vec4 columns; got ${o.tileSize})`,
     );
   }
+  if (name === 'matmul2d' && o.inner !== undefined && o.inner % 4 !== 0) {
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `--backend webgpu: --inner must be a multiple of 4 for matmul2d (the WGSL kernel loads vec4 columns; got ${o.inner})`,
+    );
+  }
   const generator = WORKLOADS[name]!;
   const instance = generator.instance({
     tiles: o.tiles,
     tileSize: o.tileSize,
+    inner: o.inner,
     precision: 'single',
     iterations: o.iterations,
     dataSeed: o.dataSeed,
+    // A checked matmul2d keeps its C blocks (discarded ones never come home to compare).
+    ...(name === 'matmul2d' && o.check ? { keepOutputs: true } : {}),
   });
   const workload = `${name} ${instance.description}`;
   const s = new WebGpuSubmitter();

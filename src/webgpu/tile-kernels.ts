@@ -1,14 +1,16 @@
 /**
  * The workloads' task kernels (src/kernels/tasks.ts) as the WebGPU backend runs them: every
  * one keeps its CPU implementation (host workers); GEMM, SYRK and the TRSMs also have a WGSL
- * one (float32), and so does the Jacobi sweep. POTRF, GETRF and the pivoting panels have none
+ * one (float32), and so do the Jacobi sweep, matmul2d's block product and the stencil's
+ * update and halo copy. POTRF, GETRF and the pivoting panels have none
  * and run on the CPU workers, as in the seeds' hybrid runs.
  */
 import * as Tasks from '../kernels/tasks.ts';
 import type { KernelName } from '../workloads/submitter.ts';
-import { gemmWgsl, syrkWgsl } from './gemm.ts';
+import { gemmWgsl, matmul2dWgsl, syrkWgsl } from './gemm.ts';
 import { jacobiWgsl } from './jacobi.ts';
 import type { WebGpuKernel, WgslKernel } from './kernel.ts';
+import { haloWgsl, stencilWgsl } from './stencil.ts';
 import { trsmWgsl } from './trsm.ts';
 
 /** A WGSL kernel with fixed leading arguments (the task's own [n] is dropped: sizes come from the data). */
@@ -36,6 +38,9 @@ const WGSL: Partial<Record<KernelName, WgslKernel>> = {
   trsmLuRowTask: withArgs(trsmWgsl, [1]),
   trsmLuColumnTask: withArgs(trsmWgsl, [2]),
   jacobiTask: jacobiWgsl,
+  matmul2dTask: matmul2dWgsl,
+  stencilTask: stencilWgsl,
+  haloTask: haloWgsl,
 };
 
 /** The WebGPU kernel of task kernel `name`, its CPU side reading the data through `view`. */

@@ -6,7 +6,15 @@
  * task/data graph, the problem DARTS, DMDAR and EAGER were compared on.
  */
 import { AccessMode } from '../core/types.ts';
-import { elementBytes, elementType, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import { randomTile } from '../kernels/generate.ts';
+import {
+  dataSeedParam,
+  elementBytes,
+  elementType,
+  intParam,
+  MAX_TILE_SIZE,
+  precisionParam,
+} from './common.ts';
 import { defineWorkload } from './define.ts';
 import { GEMM } from './kernels.ts';
 import type { Submitter } from './submitter.ts';
@@ -24,6 +32,8 @@ export interface Matmul2dInstance extends WorkloadInstance {
   keepOutputs: boolean;
   /** Give wontUse hints for kept C blocks. */
   hints: boolean;
+  /** Seed of the blocks' random values (runs that compute). */
+  dataSeed: number;
 }
 
 function instance(params: WorkloadParams): Matmul2dInstance {
@@ -41,6 +51,7 @@ function instance(params: WorkloadParams): Matmul2dInstance {
     precision,
     keepOutputs,
     hints: params.hints ?? true,
+    dataSeed: dataSeedParam(params.dataSeed),
     description: `${n}x${n} tasks, blocks ${ts}x${inner}, ${precision}, ${outputs}`,
     dataBytes: 2 * n * ts * inner * elem + n * n * ts * ts * elem,
     params: { tiles: n, tileSize: ts, inner, precision, keepOutputs },
@@ -50,12 +61,16 @@ function instance(params: WorkloadParams): Matmul2dInstance {
 /** Submits the N x N independent block products of seed 000's Fig. 2. */
 function submit(s: Submitter, m: Matmul2dInstance): void {
   const { tiles: n, tileSize: ts, inner, precision } = m;
-  const gemm = s.codelet(GEMM);
+  const gemm = s.codelet(GEMM, 'matmul2dTask');
   const type = elementType(precision);
   const a = new Int32Array(n);
   const b = new Int32Array(n);
-  for (let i = 0; i < n; i++) a[i] = s.data({ name: `A[${i}]`, type, length: ts * inner });
-  for (let j = 0; j < n; j++) b[j] = s.data({ name: `B[${j}]`, type, length: ts * inner });
+  // Block-row i of A (ts x inner) and block-column j of B (inner x ts), column-major, seeded random values.
+  const block = (name: string, seed: number) =>
+    s.data({ name, type, length: ts * inner, init: () => randomTile(ts * inner, seed, precision) });
+  for (let i = 0; i < n; i++) a[i] = block(`A[${i}]`, m.dataSeed * 1_000_003 + i);
+  for (let j = 0; j < n; j++) b[j] = block(`B[${j}]`, m.dataSeed * 1_000_003 + n + j);
+  const args = [ts, inner];
   const flops = GEMM.flops!(ts, ts, inner);
   const discard = !m.keepOutputs;
   // Row-major submission order: the "natural order" EAGER follows.
@@ -69,7 +84,7 @@ function submit(s: Submitter, m: Matmul2dInstance): void {
           [b[j]!, AccessMode.R],
           [c, AccessMode.W],
         ],
-        { flops, name: `GEMM(${i},${j})` },
+        { flops, args, name: `GEMM(${i},${j})` },
       );
       // A kept C block is final: StarPU's matrix-product example hints it (wont_use).
       if (m.keepOutputs && m.hints) s.wontUse?.(c);

@@ -19,7 +19,16 @@
  * a square xy plane) and inner as Z (the number of planes).
  */
 import { AccessMode, LocusError } from '../core/types.ts';
-import { CPU_GPU, elementBytes, elementType, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
+import { randomTile } from '../kernels/generate.ts';
+import {
+  CPU_GPU,
+  dataSeedParam,
+  elementBytes,
+  elementType,
+  intParam,
+  MAX_TILE_SIZE,
+  precisionParam,
+} from './common.ts';
 import { defineWorkload } from './define.ts';
 import type { SubmitAccess, Submitter } from './submitter.ts';
 import type { Workload, WorkloadInstance, WorkloadParams } from './types.ts';
@@ -53,6 +62,8 @@ export interface StencilInstance extends WorkloadInstance {
   z: number;
   iterations: number;
   precision: 'single' | 'double';
+  /** Seed of the grid's random initial values (runs that compute). */
+  dataSeed: number;
 }
 
 function instance(params: WorkloadParams): StencilInstance {
@@ -81,6 +92,7 @@ function instance(params: WorkloadParams): StencilInstance {
     z,
     iterations,
     precision,
+    dataSeed: dataSeedParam(params.dataSeed),
     description: `${xy}x${xy}x${z} grid, ${blocks} blocks along z, ${iterations} iterations, ${precision}`,
     // The grid's z planes, and two buffers for each halo plane (a top and a bottom per inner boundary).
     dataBytes: (z + 4 * (blocks - 1)) * xy * xy * elementBytes(precision),
@@ -93,25 +105,43 @@ function submit(s: Submitter, st: StencilInstance): void {
   const { blocks, xy, z, iterations, precision } = st;
   const planePoints = xy * xy;
   const type = elementType(precision);
-  const update = s.codelet(UPDATE);
-  const copy = s.codelet(COPY);
+  const update = s.codelet(UPDATE, 'stencilTask');
+  const copy = s.codelet(COPY, 'haloTask');
 
   // Blocks: depth z / blocks planes, the first z % blocks blocks one plane deeper.
+  // Runs that compute: block b's initial values are those of seed (dataSeed, b), its halos
+  // at iteration 0 copies of its lowest and highest planes.
   const depth = new Int32Array(blocks);
+  const first = new Int32Array(blocks);
   const block = new Int32Array(blocks);
   const base = Math.floor(z / blocks);
+  const initial = (b: number) => randomTile(planePoints * depth[b]!, st.dataSeed * 1_000_003 + b, precision);
+  const plane = (b: number, highest: boolean) => () => {
+    const v = initial(b);
+    const at = highest ? (depth[b]! - 1) * planePoints : 0;
+    return v.subarray(at, at + planePoints);
+  };
   for (let b = 0; b < blocks; b++) {
     depth[b] = base + (b < z % blocks ? 1 : 0);
-    block[b] = s.data({ name: `block[${b}]`, type, length: planePoints * depth[b]! });
+    if (b > 0) first[b] = first[b - 1]! + depth[b - 1]!;
+    block[b] = s.data({ name: `block[${b}]`, type, length: planePoints * depth[b]!, init: () => initial(b) });
   }
   // Halos, two buffers each: top of blocks 0..B-2, bottom of blocks 1..B-1 (-1: none).
   const top = new Int32Array(2 * blocks).fill(-1);
   const bottom = new Int32Array(2 * blocks).fill(-1);
   for (let b = 0; b < blocks; b++) {
     for (let p = 0; p < 2; p++) {
+      // Parity 0 is read at iteration 0: the initial boundary planes; parity 1 is written first.
+      const init = (highest: boolean) => (p === 0 ? { init: plane(b, highest) } : {});
       if (b < blocks - 1)
-        top[2 * b + p] = s.data({ name: `halo[${b}].top[${p}]`, type, length: planePoints });
-      if (b > 0) bottom[2 * b + p] = s.data({ name: `halo[${b}].bottom[${p}]`, type, length: planePoints });
+        top[2 * b + p] = s.data({ name: `halo[${b}].top[${p}]`, type, length: planePoints, ...init(true) });
+      if (b > 0)
+        bottom[2 * b + p] = s.data({
+          name: `halo[${b}].bottom[${p}]`,
+          type,
+          length: planePoints,
+          ...init(false),
+        });
     }
   }
 
@@ -124,6 +154,7 @@ function submit(s: Submitter, st: StencilInstance): void {
       accesses.push([block[b]!, AccessMode.RW]);
       if (b < blocks - 1) accesses.push([bottom[2 * (b + 1) + p]!, AccessMode.R]);
       s.submit(update, accesses, {
+        args: [xy, p, first[b]!, b > 0 ? 1 : 0, b < blocks - 1 ? 1 : 0],
         flops: STENCIL_FLOPS_PER_POINT * planePoints * depth[b]!,
         name: `STENCIL(${b},${t})`,
         affinity: b,
@@ -139,6 +170,7 @@ function submit(s: Submitter, st: StencilInstance): void {
       if (b < blocks - 1) accesses.push([top[2 * b + q]!, AccessMode.W]);
       // A plane copy: one "flop" per element copied, so that it costs something small.
       s.submit(copy, accesses, {
+        args: [xy, b > 0 ? 1 : 0, b < blocks - 1 ? 1 : 0],
         flops: planePoints * (accesses.length - 1),
         name: `HALO(${b},${t})`,
         affinity: b,
