@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -22,6 +22,41 @@ function locus(...args: string[]) {
 const skip = noAdapter === undefined ? {} : { skip: noAdapter };
 
 describe('locus run --backend webgpu', { timeout: 300_000, ...skip }, () => {
+  test('--trace writes a Chrome trace: one slice per task, and the copies to the devices', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'locus-')), 't.json');
+    const r = locus(
+      'run',
+      '--mode',
+      'real',
+      '--backend',
+      'webgpu',
+      '-w',
+      'gemm',
+      '--tiles',
+      '2',
+      '--tile-size',
+      '32',
+      '--json',
+      '--trace',
+      file,
+    );
+    assert.equal(r.code, 0, r.err);
+    const report = JSON.parse(r.out);
+    const slices = JSON.parse(readFileSync(file, 'utf8')).traceEvents.filter(
+      (e: { ph: string }) => e.ph === 'X',
+    );
+    assert.equal(
+      slices.filter((e: { pid: number }) => e.pid === 1).length,
+      report.tasks,
+      'one slice per task',
+    );
+    assert.equal(
+      slices.filter((e: { cat: string }) => e.cat === 'fetch').length,
+      report.transfersToDevices,
+      'one slice per copy to a device',
+    );
+  });
+
   for (const workload of ['gemm', 'cholesky', 'jacobi']) {
     test(`${workload}: 4 tiles of 64 pass --check; the JSON names the adapter`, () => {
       const r = locus(

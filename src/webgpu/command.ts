@@ -6,6 +6,7 @@
  * fails with that reason in one line.
  */
 
+import { writeFileSync } from 'node:fs';
 import { formatReport } from '../cli/format.ts';
 import type { RunOptions } from '../cli/run-command.ts';
 import { LocusError } from '../core/types.ts';
@@ -23,13 +24,13 @@ export async function webgpuRunCommand(o: RunOptions): Promise<number> {
   }
   for (const [set, flag] of [
     [o.throttle, '--throttle'],
-    [o.trace, '--trace'],
     [o.taskTimeLimit, '--task-time-limit'],
     [o.calibrate, '--calibrate'],
   ] as const) {
     if (set !== undefined && set !== false)
       throw new LocusError('LOCUS_OPTION_CONFLICT', `${flag} is not supported with --backend webgpu yet`);
   }
+  if (o.trace !== undefined) writeOrFail(o.trace, ''); // fail before the run, not after it
   const policy = parsePolicySpec(o.sched);
   const platform = resolvePlatform(o.platform ?? 'local', {
     gpus: o.gpus ?? (o.platform === undefined ? 2 : undefined),
@@ -48,6 +49,7 @@ export async function webgpuRunCommand(o: RunOptions): Promise<number> {
     scheduler: policy.scheduler,
     eviction: policy.eviction ?? o.eviction ?? 'lru',
     seed: o.seed,
+    trace: o.trace !== undefined,
   });
   const { report } = result;
   if (o.json) {
@@ -60,6 +62,11 @@ export async function webgpuRunCommand(o: RunOptions): Promise<number> {
       );
     process.stdout.write(`${adapterReportLine(report.adapter)}\n`);
   }
+  // After the report, so that a trace that cannot be written never loses the run's results.
+  if (o.trace !== undefined) {
+    writeOrFail(o.trace, JSON.stringify(result.trace));
+    if (!o.json) process.stdout.write(`trace written to ${o.trace} (open it in https://ui.perfetto.dev)\n`);
+  }
   // Float32 kernels on the GPU against float32 tiles computed in double on the CPU.
   if (o.check && !(result.residual! <= 1e-4)) {
     process.stderr.write(
@@ -68,4 +75,16 @@ export async function webgpuRunCommand(o: RunOptions): Promise<number> {
     return 1;
   }
   return 0;
+}
+
+/** Writes `text` to the --trace file, or fails in one line. */
+function writeOrFail(file: string, text: string): void {
+  try {
+    writeFileSync(file, text);
+  } catch (e) {
+    throw new LocusError(
+      'LOCUS_FILE_WRITE_FAILED',
+      `--trace ${file}: cannot write the trace: ${(e as Error).message}`,
+    );
+  }
 }

@@ -20,9 +20,11 @@ import { createEviction } from '../evict/index.ts';
 import type { DataArray } from '../exec/runtime.ts';
 import { initialArray } from '../exec/runtime-submitter.ts';
 import { SequentialSubmitter } from '../exec/sequential-submitter.ts';
+import { withoutTaskEvents } from '../exec/session.ts';
 import { REAL_WORKLOADS } from '../exec/workload-checks.ts';
 import { relativeDifference } from '../kernels/residual.ts';
 import { createScheduler } from '../sched/index.ts';
+import { ChromeTrace } from '../trace/chrome.ts';
 import { buildReport, type RunReport } from '../trace/report.ts';
 import { RunStats } from '../trace/stats.ts';
 import { WORKLOADS } from '../workloads/index.ts';
@@ -122,6 +124,8 @@ export interface WebGpuRunOptions {
   scheduler: string;
   eviction: string;
   seed?: number | undefined;
+  /** Record a Chrome trace of the run (tasks, copies with their queueing), as real runs do. */
+  trace?: boolean | undefined;
 }
 
 /** What a WebGPU workload run gives back. */
@@ -130,6 +134,8 @@ export interface WebGpuRunResult {
   report: RunReport & { adapter: AdapterSummary };
   residual?: number;
   workload: string;
+  /** The Chrome trace (JSON), when asked for. */
+  trace?: unknown;
 }
 
 /** Runs workload `name` over WebGPU devices. */
@@ -217,7 +223,14 @@ export async function runWebGpuWorkload(name: string, o: WebGpuRunOptions): Prom
     backend.attach(engine);
     const stats = new RunStats(engine);
     engine.observe(stats);
-    const driver = new Driver(engine, backend);
+    // As in worker-thread runs: the trace takes task times from the driver (measured), not
+    // from the engine's events, and copy start times from the backend.
+    const trace = o.trace ? new ChromeTrace(engine) : undefined;
+    if (trace) engine.observe(withoutTaskEvents(trace));
+    const driver = new Driver(engine, backend, {
+      timedObservers: trace ? [trace] : [],
+      copyObservers: trace ? [trace] : [],
+    });
     engine.open(backend.now());
     engine.submitted(backend.now());
     engine.close(backend.now());
@@ -237,10 +250,11 @@ export async function runWebGpuWorkload(name: string, o: WebGpuRunOptions): Prom
       }),
       adapter: first.adapter,
     };
-    if (!o.check) return { report, workload };
+    const traced = trace ? { trace: trace.toJSON() } : {};
+    if (!o.check) return { report, workload, ...traced };
     const sequential = new SequentialSubmitter();
     generator.submit(sequential, instance);
-    return { report, workload, residual: relativeDifference(s.arrays, sequential.arrays) };
+    return { report, workload, residual: relativeDifference(s.arrays, sequential.arrays), ...traced };
   } finally {
     for (const d of devices.values()) d.dispose();
   }
