@@ -79,7 +79,8 @@ depends on the sub-range's size, as the seed says.
   particles (\`--size 32000\`) the N-body splits profitably: uniform
   ${val([`${cmd('nbody', 'uniform')} ${BIG}`], 'f(r.speedup, 2)')}, adaptive
   ${val([`${cmd('nbody', 'adaptive')} ${BIG}`], 'f(r.speedup, 2)')}, adaptive-comm
-  ${val([`${cmd('nbody', 'adaptive-comm')} ${BIG}`], 'f(r.speedup, 2)')}.
+  ${val([`${cmd('nbody', 'adaptive-comm')} ${BIG}`], 'f(r.speedup, 2)')}; adaptive-comm is
+  below adaptive there, unlike the seed.
 - **2SpMV**: the columns of the generated matrices are drawn uniformly over the whole vector,
   so the smallest and largest column of any block of rows span nearly all of it: libsplit's
   [min, max] over-approximation of a gather through the column indices would instantiate the
