@@ -4,6 +4,8 @@ import fc from 'fast-check';
 import type { Highs } from 'highs';
 import * as highsModule from 'highs';
 import { LocusError } from '../src/core/types.ts';
+import { BENCHMARKS, benchmarkSequence } from '../src/partition/benchmarks.ts';
+import { DEFAULT_CODELET_EFFICIENCY } from '../src/partition/devices.ts';
 import {
   adaptiveCommStrategy,
   adaptiveStrategy,
@@ -488,8 +490,11 @@ describe('the sbac18 preset (seed 003 machine)', () => {
       'fdtd-hz',
       'jacobi-copy',
       'jacobi-stencil',
+      'nbody-bin',
       'nbody-count',
       'nbody-force',
+      'nbody-move',
+      'nbody-restart',
       'nbody-scan',
       'nbody-scatter',
       'spmv',
@@ -504,5 +509,18 @@ describe('the sbac18 preset (seed 003 machine)', () => {
     assert.match(describePlatform(p), /^sbac18: 4 memory nodes, 4 workers/);
     assert.equal(resolvePlatform('sbac18', { gpus: 1 }).workers.length, 2);
     assert.throws(() => resolvePlatform('sbac18', { cpus: 2 }), LocusError);
+  });
+
+  test('every codelet of every benchmark has an sbac18 rate on each device and a default efficiency', () => {
+    const p = resolvePlatform('sbac18');
+    const used = new Set<string>();
+    for (const b of BENCHMARKS)
+      for (const k of benchmarkSequence(b, { size: 64 }).kernels) used.add(k.codelet);
+    assert.equal(used.size, 13);
+    for (const c of used) {
+      for (const w of p.workers) assert.ok((w.codeletFlops[c] ?? 0) > 0, `${w.name} rates ${c}`);
+      assert.ok(DEFAULT_CODELET_EFFICIENCY[c], `default efficiency of ${c}`);
+    }
+    assert.deepEqual([...used].sort(), Object.keys(SBAC18_KERNELS).sort());
   });
 });

@@ -7,14 +7,14 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { jacobiSequence } from '../src/partition/bench/jacobi.ts';
 import { spmv2Sequence } from '../src/partition/bench/spmv2.ts';
-import { deviceRate, partitionDevices } from '../src/partition/devices.ts';
+import { deviceRate, LAUNCH_SECONDS, launchSeconds, partitionDevices } from '../src/partition/devices.ts';
 import { FixedRatiosStrategy } from '../src/partition/fixed.ts';
 import { runPartitioned } from '../src/partition/runner.ts';
 import { splitRange } from '../src/partition/split.ts';
 import { resolvePlatform } from '../src/platform/index.ts';
 
 describe('simulated sub-kernel times', () => {
-  test('2SpMV: each sub-kernel takes 2 x its non-zeros over its device rate', () => {
+  test('2SpMV: each sub-kernel takes its launch cost plus its non-zeros over its device rate', () => {
     const platform = resolvePlatform('hannibal', { gpus: 2 });
     const devices = partitionDevices(platform);
     const sequence = spmv2Sequence(400, 32, 5);
@@ -34,7 +34,8 @@ describe('simulated sub-kernel times', () => {
         const rowptr = sequence.buffers.find((b) => b.name === (k === 0 ? 'A.rowptr' : 'B.rowptr'))!.init;
         splitRange(kernel.workGroups, ratios[k]!).forEach(([lo, hi], d) => {
           const nnz = rowptr[hi]! - rowptr[lo]!;
-          const expected = (2 * nnz) / deviceRate(platform, devices[d]!, 'spmv');
+          const expected =
+            launchSeconds(platform, devices[d]!) + nnz / deviceRate(platform, devices[d]!, 'spmv');
           const got = it.observation.seconds[k]![d]!;
           assert.ok(
             Math.abs(got - expected) <= 1e-12 * expected,
@@ -65,8 +66,35 @@ describe('simulated sub-kernel times', () => {
         [0.3, 0.4, 0.3],
         [0.3, 0.4, 0.3],
       ]);
-    // So f = seconds / (ng x) is the same for every device of a regular kernel on equal GPUs.
-    const [s0, s1, s2] = r.iterations[1]!.observation.seconds[1]!;
-    assert.ok(Math.abs(s0! / 3 - s1! / 4) <= 1e-12 * s0! && Math.abs(s0! - s2!) <= 1e-12 * s0!);
+    // So, less the launch cost, seconds / (ng x) is the same for every device of a regular
+    // kernel on equal GPUs.
+    const [s0, s1, s2] = r.iterations[1]!.observation.seconds[1]!.map((s) => s - LAUNCH_SECONDS.gpu);
+    assert.ok(Math.abs(s0! / 3 - s1! / 4) <= 1e-9 * s0! && Math.abs(s0! - s2!) <= 1e-12 * s0!);
+  });
+
+  test('a sub-kernel costs its launch even for one work-group: GPU 3 us, CPU device 20 us', () => {
+    const platform = resolvePlatform('sbac18', {});
+    const devices = partitionDevices(platform);
+    assert.deepEqual(
+      devices.map((d) => launchSeconds(platform, d)),
+      [3e-6, 3e-6, 3e-6, 20e-6],
+    );
+    const sequence = jacobiSequence(8);
+    const r = runPartitioned({
+      sequence,
+      platform,
+      devices,
+      strategy: new FixedRatiosStrategy([
+        [0.125, 0.125, 0.125, 0.625],
+        [0.125, 0.125, 0.125, 0.625],
+      ]),
+      iterations: 1,
+    });
+    const copy = r.iterations[0]!.observation.seconds[1]!;
+    devices.forEach((d, i) => {
+      const rows = i < 3 ? 1 : 5;
+      const expected = launchSeconds(platform, d) + (8 * rows) / deviceRate(platform, d, 'jacobi-copy');
+      assert.ok(Math.abs(copy[i]! - expected) <= 1e-12, `${d.name}: ${copy[i]} vs ${expected}`);
+    });
   });
 });

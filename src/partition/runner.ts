@@ -9,7 +9,8 @@
  *
  * Time comes from one of two modes:
  * - `simulated`: the iteration is replayed in Locus's simulator (sim-iteration.ts); a
- *   sub-kernel's time is the work in its sub-range over its device's rate for the codelet;
+ *   sub-kernel's time is its device's launch cost (devices.ts, LAUNCH_SECONDS) plus the work in
+ *   its sub-range over its device's rate for the codelet;
  * - `real`: every copy and every sub-kernel is timed on this machine (performance.now). The
  *   emulated devices run one after the other in this thread, so the iteration's time is what
  *   concurrent devices would take, the seed's decomposition: per kernel, the slowest device's
@@ -19,7 +20,7 @@
  */
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
-import { deviceRate, type PartitionDevice } from './devices.ts';
+import { deviceRate, launchSeconds, type PartitionDevice } from './devices.ts';
 import type { IntervalSet } from './intervals.ts';
 import { instantiate, type KernelSequence } from './kernel.ts';
 import { Memories } from './memories.ts';
@@ -267,7 +268,8 @@ export function runPartitioned(o: PartitionRunOptions): PartitionRunResult {
           kernel: k,
           device: d,
           codelet: kernel.codelet,
-          seconds: work / deviceRate(platform, devices[d]!, kernel.codelet),
+          seconds:
+            launchSeconds(platform, devices[d]!) + work / deviceRate(platform, devices[d]!, kernel.codelet),
           fragments: [...groups.values()],
         });
       });

@@ -29,10 +29,13 @@ export type Sbac18Codelet =
   | 'fdtd-ex'
   | 'fdtd-hz'
   | 'spmv'
+  | 'nbody-bin'
   | 'nbody-count'
   | 'nbody-scan'
   | 'nbody-scatter'
-  | 'nbody-force';
+  | 'nbody-force'
+  | 'nbody-move'
+  | 'nbody-restart';
 
 /** The cost of one work item of a codelet. */
 export interface KernelCost {
@@ -97,28 +100,36 @@ export const SBAC18_KERNELS: Readonly<Record<Sbac18Codelet, KernelCost>> = {
     precision: 'double',
     derivation: 'value 8 B + column index 4 B + gathered x 8 B (no reuse assumed); 1 multiply-add',
   },
-  'nbody-count': {
+  'nbody-bin': {
     item: 'particle',
-    bytes: 24,
-    flops: 6,
+    bytes: 20,
+    flops: 3,
     precision: 'single',
     derivation:
-      'read float4 position 16 B, atomic increment of its bin counter 4 B read + 4 B write; 3 multiplies, 3 truncations',
+      'read its float4 position 16 B, write its bin index 4 B; 2 multiplies (x, y over the bin side), 1 multiply-add for the bin number',
+  },
+  'nbody-count': {
+    item: 'particle scanned in the neighbourhood of a bin',
+    bytes: 4,
+    flops: 0,
+    precision: 'single',
+    derivation:
+      'read its bin index 4 B and compare it with the counted bin (the sort reads the old neighbourhood of each bin through the old start offsets)',
   },
   'nbody-scan': {
-    item: 'bin',
-    bytes: 8,
+    item: 'bin count added in a prefix',
+    bytes: 4,
     flops: 0,
     precision: 'single',
-    derivation: 'prefix sum of the bin counts: read 4 B + write 4 B',
+    derivation: 'read one 4 B count (each bin sums the counts before it)',
   },
   'nbody-scatter': {
-    item: 'particle',
-    bytes: 72,
+    item: '4-byte word',
+    bytes: 4,
     flops: 0,
     precision: 'single',
     derivation:
-      'read position and velocity (2 x float4) 32 B, write them sorted 32 B, bump the bin offset 8 B',
+      'one word per particle scanned (its bin index) and 16 per particle moved (position and velocity as 2 float4, read and written: 64 B)',
   },
   'nbody-force': {
     item: 'particle pair within the neighbouring bins',
@@ -127,6 +138,21 @@ export const SBAC18_KERNELS: Readonly<Record<Sbac18Codelet, KernelCost>> = {
     precision: 'single',
     derivation:
       'Coulomb with cut-off: difference 3, squared distance 5, cut-off test 1, rsqrt about 4, r^-3 2, accumulate 5; neighbours from shared memory or cache, so no DRAM bytes per pair',
+  },
+  'nbody-move': {
+    item: 'particle',
+    bytes: 80,
+    flops: 12,
+    precision: 'single',
+    derivation:
+      'read position, velocity and force (3 float4) 48 B, write position and velocity 32 B; 2 components x (v += a dt, clamp, x += v dt, wall test) about 12 flops',
+  },
+  'nbody-restart': {
+    item: 'bin',
+    bytes: 8,
+    flops: 0,
+    precision: 'single',
+    derivation: 'copy a new start offset to the old ones: read 4 B + write 4 B',
   },
 };
 

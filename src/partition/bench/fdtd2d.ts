@@ -43,7 +43,7 @@ export function fdtd2dSequence(nx: number, ny: number): KernelSequence {
               e[p] = i === 0 ? 0 : e[p]! - 0.5 * (h[p]! - h[p - ny]!);
             }
         },
-        work: (_m: Memory, lo: number, hi: number) => 3 * ny * (hi - lo),
+        work: (_m: Memory, lo: number, hi: number) => ny * (hi - lo),
       },
       {
         name: 'ex',
@@ -62,7 +62,7 @@ export function fdtd2dSequence(nx: number, ny: number): KernelSequence {
               e[p] = e[p]! - 0.5 * (h[p]! - h[p - 1]!);
             }
         },
-        work: (_m: Memory, lo: number, hi: number) => 3 * ny * (hi - lo),
+        work: (_m: Memory, lo: number, hi: number) => ny * (hi - lo),
       },
       {
         name: 'hz',
@@ -83,7 +83,7 @@ export function fdtd2dSequence(nx: number, ny: number): KernelSequence {
               h[p] = h[p]! - 0.7 * (x[p + 1]! - x[p]! + y[p + ny]! - y[p]!);
             }
         },
-        work: (_m: Memory, lo: number, hi: number) => 5 * ny * (hi - lo),
+        work: (_m: Memory, lo: number, hi: number) => ny * (hi - lo),
       },
     ],
   };

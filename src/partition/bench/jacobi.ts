@@ -33,7 +33,7 @@ export function jacobiSequence(n: number): KernelSequence {
           b[r + j] = 0.25 * (a[r + j - n]! + a[r + j + n]! + a[r + j - 1]! + a[r + j + 1]!);
       }
     },
-    work: (_mem: Memory, lo: number, hi: number) => 4 * n * (hi - lo),
+    work: (_mem: Memory, lo: number, hi: number) => n * (hi - lo),
   };
   const copy = {
     name: 'copy',

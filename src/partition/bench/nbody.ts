@@ -85,11 +85,11 @@ export function nbodySequence(n: number, nb: number, seed: number): KernelSequen
         const bin = m.bin!;
         for (let i = lo; i < hi; i++) bin[i] = binOf(p[2 * i]!, p[2 * i + 1]!);
       },
-      work: (_m, lo, hi) => 4 * (hi - lo),
+      work: (_m, lo, hi) => hi - lo,
     },
     {
       name: 'count',
-      codelet: 'nbody-sort',
+      codelet: 'nbody-count',
       workGroups: B,
       accesses: [
         { buffer: 'start', read: [affine(1, -(nb + 1), nb + 2)] },
@@ -115,7 +115,7 @@ export function nbodySequence(n: number, nb: number, seed: number): KernelSequen
     },
     {
       name: 'scan',
-      codelet: 'nbody-sort',
+      codelet: 'nbody-scan',
       workGroups: B,
       accesses: [
         { buffer: 'count', read: [prefix(1, 0)] },
@@ -130,11 +130,11 @@ export function nbodySequence(n: number, nb: number, seed: number): KernelSequen
           ns[b + 1] = s;
         }
       },
-      work: (_m, lo, hi) => ((hi * (hi + 1)) / 2 - (lo * (lo + 1)) / 2) * 1,
+      work: (_m, lo, hi) => (hi * (hi + 1)) / 2 - (lo * (lo + 1)) / 2,
     },
     {
       name: 'scatter',
-      codelet: 'nbody-sort',
+      codelet: 'nbody-scatter',
       workGroups: B,
       accesses: [
         { buffer: 'nstart', read: [affine(1, 0, 0)] },
@@ -169,9 +169,14 @@ export function nbodySequence(n: number, nb: number, seed: number): KernelSequen
       },
       work(m: Memory, lo: number, hi: number) {
         const s = m.start!;
+        const bin = m.bin!;
         let w = 0;
         for (let b = lo; b < hi; b++) w += s[hi3(b)]! - s[lo3(b)]!;
-        return 2 * w;
+        let moved = 0;
+        for (let i = s[lo3(lo)]!; i < s[hi3(hi - 1)]!; i++) if (bin[i]! >= lo && bin[i]! < hi) moved++;
+        // 4-byte words: one bin index per particle scanned, and the 64 bytes (position and
+        // velocity, read and written, as SOTL's float4) of each particle it moves, 16 words.
+        return w + 16 * moved;
       },
     },
     {
@@ -214,7 +219,7 @@ export function nbodySequence(n: number, nb: number, seed: number): KernelSequen
         const ns = m.nstart!;
         let pairs = 0;
         for (let b = lo; b < hi; b++) pairs += (ns[b + 1]! - ns[b]!) * (ns[hi3(b)]! - ns[lo3(b)]!);
-        return 20 * pairs;
+        return pairs;
       },
     },
     {
@@ -248,11 +253,11 @@ export function nbodySequence(n: number, nb: number, seed: number): KernelSequen
           }
         }
       },
-      work: (_m, lo, hi) => 12 * (hi - lo),
+      work: (_m, lo, hi) => hi - lo,
     },
     {
       name: 'restart',
-      codelet: 'nbody-bin',
+      codelet: 'nbody-restart',
       workGroups: B,
       accesses: [
         { buffer: 'nstart', read: [affine(1, 1, 1)] },

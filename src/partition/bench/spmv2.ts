@@ -61,7 +61,7 @@ function spmvKernel(name: string, m: string, input: string, output: string, n: n
     },
     work(mem: Memory, lo: number, hi: number): number {
       const rp = mem[`${m}.rowptr`]!;
-      return hi > lo ? 2 * (rp[hi]! - rp[lo]!) : 0;
+      return hi > lo ? rp[hi]! - rp[lo]! : 0;
     },
   };
 }
