@@ -49,6 +49,7 @@ import type { EvictionPolicy, SchedContext, Scheduler } from '../core/policy.ts'
 import { AccessMode } from '../core/types.ts';
 import { BeladyEviction } from '../evict/belady.ts';
 import { DartsScheduler } from './darts/darts.ts';
+import { planGreedy } from './hfp/greedy.ts';
 import type { SchedulerOptions } from './options.ts';
 
 /** Tasks' footprint kept free of anchors on each GPU (the streamed inputs and outputs in flight). */
@@ -56,6 +57,9 @@ export const RESERVE_TASKS = 4;
 
 /** Packing stops at a package with fewer tasks than this per anchor datum. */
 export const MIN_YIELD = 1 / 16;
+
+/** Tasks' footprint kept free on each GPU by the fewest-missing planner (hfp/greedy.ts). */
+export const GREEDY_RESERVE_TASKS = 2;
 
 /** A ready task within this fraction of the highest remaining priority is on the critical path. */
 export const CRITICAL_SLACK = 0.03;
@@ -83,6 +87,15 @@ export class HfpScheduler implements Scheduler {
   private frontier = 0;
   /** Ready critical tasks kept from DARTS, highest priority last. */
   private critical: number[] = [];
+
+  /**
+   * The last plan's figures (undefined when nothing was planned): tasks the packages planned,
+   * bytes they load, bytes the fewest-missing planner loads after them and alone (-1: not
+   * run), and whether the packages were kept.
+   */
+  planStats:
+    | { packTasks: number; packBytes: number; restBytes: number; aloneBytes: number; packed: boolean }
+    | undefined;
 
   /** Creates hfp; DARTS's options apply to the embedded DARTS. */
   constructor(options: SchedulerOptions = {}) {
@@ -112,6 +125,7 @@ export class HfpScheduler implements Scheduler {
     this.byPriority = undefined;
     this.frontier = 0;
     this.critical = [];
+    this.planStats = undefined;
   }
 
   grow(tasks: number, handles: number): void {
@@ -322,6 +336,9 @@ export class HfpScheduler implements Scheduler {
     for (let h = 0; h < H; h++) if (rest.length > 1 && readers[h]!.length === rest.length) everywhere[h] = 1;
     const planned = new Uint8Array(g.taskCount);
     const work = this.gpus.map(() => 0);
+    const plans: number[][] = this.gpus.map(() => []);
+    // Bytes the packages load (anchors, and streamed data not kept from the GPU's previous package).
+    let packBytes = 0;
     const lastStream = new Map<number, number>(); // (handle * K + k) -> stream rank
     let rank = 0;
     const K = this.gpus.length;
@@ -338,7 +355,41 @@ export class HfpScheduler implements Scheduler {
       for (const h of inputs.get(t)!) if (inAnchor[h] === 0 && everywhere[h] === 0) m++;
       return m;
     };
-    while (remaining > 0) {
+    // Two plans: the packages, then the fewest-missing-data planner (hfp/greedy.ts) on what
+    // they left; or that planner alone (run first: fast). The plan whose simulation loads fewer
+    // bytes is kept; packing stops once its own loads reach the planner alone's (it cannot win).
+    let shared = 0;
+    for (let h = 0; h < H; h++) if (everywhere[h]) shared += size[h]!;
+    const room = this.gpus.map(
+      (w) => ctx.memoryCapacity(ctx.platform.workers[w]!.node) - GREEDY_RESERVE_TASKS * footprint - shared,
+    );
+    const greedy = (tasks: number[], done: number[]): { order: number[][]; bytes: number } | undefined => {
+      if (tasks.length === 0) return { order: this.gpus.map(() => []), bytes: 0 };
+      if (!room.every((c) => c > 0)) return undefined;
+      const start = new Int32Array(tasks.length + 1);
+      const flat: number[] = [];
+      tasks.forEach((t, i) => {
+        for (const h of inputs.get(t)!) if (everywhere[h] === 0) flat.push(h);
+        start[i + 1] = flat.length;
+      });
+      const r = planGreedy({
+        n: tasks.length,
+        start,
+        inputs: Int32Array.from(flat),
+        size,
+        handles: H,
+        capacity: room,
+        duration: (i, k) => ctx.taskDuration(tasks[i]!, this.gpus[k]!),
+        work: done,
+      });
+      return { order: r.order.map((l) => l.map((i) => tasks[i]!)), bytes: r.loadedBytes };
+    };
+    const alone = greedy(
+      rest,
+      this.gpus.map(() => 0),
+    );
+    const bound = alone === undefined ? Number.POSITIVE_INFINITY : alone.bytes;
+    while (remaining > 0 && packBytes < bound) {
       let k = 0;
       for (let j = 1; j < K; j++) if (work[j]! < work[k]!) k = j;
       const node = ctx.platform.workers[this.gpus[k]!]!.node;
@@ -404,7 +455,7 @@ export class HfpScheduler implements Scheduler {
       const streamed = [...groups.keys()].sort(
         (x, y) => (lastStream.get(y * K + k) ?? -1) - (lastStream.get(x * K + k) ?? -1) || x - y,
       );
-      const list = this.plan[k]!;
+      const list = plans[k]!;
       const before = list.length;
       const add = (t: number) => {
         list.push(t);
@@ -429,8 +480,10 @@ export class HfpScheduler implements Scheduler {
       warm.sort((x, y) => anchorPos(x) - anchorPos(y) || order.get(streamOf(x))! - order.get(streamOf(y))!);
       warm.forEach(add);
       for (const d of first) lastStream.set(d * K + k, rank++);
+      for (const a of anchor) packBytes += size[a]!;
       for (const d of streamed) {
         if (recent.has(d)) continue;
+        packBytes += size[d]!;
         for (const t of groups.get(d)!.sort((x, y) => x - y)) add(t);
         lastStream.set(d * K + k, rank++);
         recentOf[k]!.push(d);
@@ -442,7 +495,26 @@ export class HfpScheduler implements Scheduler {
       const made = list.length - before;
       if (made === 0 || made < MIN_YIELD * anchor.length) break;
     }
+    const afterPacks = greedy(
+      rest.filter((t) => !planned[t]),
+      work,
+    );
+    this.planStats = {
+      packTasks: plans.reduce((n, l) => n + l.length, 0),
+      packBytes,
+      restBytes: afterPacks?.bytes ?? -1,
+      aloneBytes: alone?.bytes ?? -1,
+      packed: true,
+    };
+    if (alone !== undefined && (afterPacks === undefined || alone.bytes < packBytes + afterPacks.bytes)) {
+      planned.fill(0);
+      for (let k = 0; k < K; k++) plans[k] = alone.order[k]!;
+      this.planStats.packed = false;
+    } else if (afterPacks !== undefined)
+      for (let k = 0; k < K; k++) for (const t of afterPacks.order[k]!) plans[k]!.push(t);
     for (let k = 0; k < K; k++) {
+      this.plan[k] = plans[k]!;
+      for (const t of plans[k]!) planned[t] = 1;
       this.tail[k] = this.plan[k]!.length;
       this.left[k] = this.plan[k]!.length;
     }
