@@ -58,6 +58,9 @@ export const RESERVE_TASKS = 4;
 /** Packing stops at a package with fewer tasks than this per anchor datum. */
 export const MIN_YIELD = 1 / 16;
 
+/** Packages are built only when tasks read at most this many inputs on average (besides data all read). */
+export const PACK_MAX_INPUTS = 2;
+
 /** Tasks' footprint kept free on each GPU by the fewest-missing planner (hfp/greedy.ts). */
 export const GREEDY_RESERVE_TASKS = 2;
 
@@ -91,10 +94,17 @@ export class HfpScheduler implements Scheduler {
   /**
    * The last plan's figures (undefined when nothing was planned): tasks the packages planned,
    * bytes they load, bytes the fewest-missing planner loads after them and alone (-1: not
-   * run), and whether the packages were kept.
+   * run), whether the packages were kept, and the planning's wall time in milliseconds.
    */
   planStats:
-    | { packTasks: number; packBytes: number; restBytes: number; aloneBytes: number; packed: boolean }
+    | {
+        packTasks: number;
+        packBytes: number;
+        restBytes: number;
+        aloneBytes: number;
+        packed: boolean;
+        planMs: number;
+      }
     | undefined;
 
   /** Creates hfp; DARTS's options apply to the embedded DARTS. */
@@ -279,7 +289,9 @@ export class HfpScheduler implements Scheduler {
         t.set(this.taken);
         this.taken = t;
       }
+      const t0 = performance.now();
       leftover = this.pack(ready);
+      if (this.planStats !== undefined) this.planStats.planMs = performance.now() - t0;
     }
     // Graphs with dependencies and priorities: ready tasks at the critical path's front go first.
     const pr = g.taskPriority.data;
@@ -388,7 +400,19 @@ export class HfpScheduler implements Scheduler {
       rest,
       this.gpus.map(() => 0),
     );
-    const bound = alone === undefined ? Number.POSITIVE_INFINITY : alone.bytes;
+    // Packages cover a task when all but one of its inputs are in the anchor: built for tasks
+    // of two inputs besides the data every task reads (the outer product's strips). With more
+    // (random tasks of 4 to 6 inputs), a first package's anchor growth costs seconds and covers
+    // a few dozen tasks: they are skipped there.
+    let reads = 0;
+    for (const t of rest) for (const h of inputs.get(t)!) if (everywhere[h] === 0) reads++;
+    const bound =
+      alone === undefined
+        ? Number.POSITIVE_INFINITY
+        : reads > PACK_MAX_INPUTS * rest.length
+          ? 0
+          : alone.bytes;
+    let packedTasks = 0;
     while (remaining > 0 && packBytes < bound) {
       let k = 0;
       for (let j = 1; j < K; j++) if (work[j]! < work[k]!) k = j;
@@ -491,20 +515,27 @@ export class HfpScheduler implements Scheduler {
       for (const a of anchor) inAnchor[a] = 0;
       coRead.fill(0);
       // A package of fewer tasks than MIN_YIELD per anchor datum stops the packing (task sets
-      // whose inputs spread too widely): DARTS takes the rest.
+      // whose inputs spread too widely), and so do packages loading more bytes per task than
+      // the fewest-missing planner alone does on average: the planner takes the rest.
       const made = list.length - before;
       if (made === 0 || made < MIN_YIELD * anchor.length) break;
+      packedTasks += made;
+      if (packBytes * rest.length > bound * packedTasks) break;
     }
-    const afterPacks = greedy(
-      rest.filter((t) => !planned[t]),
-      work,
-    );
+    const afterPacks =
+      packedTasks === 0
+        ? alone
+        : greedy(
+            rest.filter((t) => !planned[t]),
+            work,
+          );
     this.planStats = {
       packTasks: plans.reduce((n, l) => n + l.length, 0),
       packBytes,
       restBytes: afterPacks?.bytes ?? -1,
       aloneBytes: alone?.bytes ?? -1,
-      packed: true,
+      packed: packedTasks > 0,
+      planMs: 0,
     };
     if (alone !== undefined && (afterPacks === undefined || alone.bytes < packBytes + afterPacks.bytes)) {
       planned.fill(0);

@@ -84,12 +84,19 @@ export function planGreedy(input: GreedyInput): GreedyPlan {
   const one = capacity.map(() => new Int32Array(H));
   const ready: number[][] = capacity.map(() => []);
   const pinned = new Uint8Array(H);
+  // val[k][h]: sum over h's unplanned readers t of 2^-miss[k][t] (the eviction value), kept up to date.
+  const val = capacity.map(() => new Float64Array(H));
+  const shift = (k: number, t: number, delta: number): void => {
+    const v = val[k]!;
+    for (let a = start[t]!; a < start[t + 1]!; a++) v[inputs[a]!]! += delta;
+  };
   let loadedBytes = 0;
   for (let k = 0; k < K; k++)
     for (let t = 0; t < n; t++) {
       const m = start[t + 1]! - start[t]!;
       miss[k]![t] = m;
       if (planned[t] !== 0) continue;
+      shift(k, t, 2 ** -m);
       if (m === 0) ready[k]!.push(t);
       else if (m === 1) one[k]![inputs[start[t]!]!]!++;
     }
@@ -113,6 +120,7 @@ export function planGreedy(input: GreedyInput): GreedyPlan {
       if (planned[t] !== 0) continue;
       const before = m[t]!;
       m[t] = before - 1;
+      shift(k, t, 2 ** -before);
       if (before === 1) {
         o[d]!--;
         ready[k]!.push(t);
@@ -127,8 +135,7 @@ export function planGreedy(input: GreedyInput): GreedyPlan {
     for (let h = 0; h < H; h++) {
       if (r[h] === 0 || pinned[h] === HARD) continue;
       // A soft-pinned datum (input of the tasks the load completes) goes only when nothing else can.
-      let v = pinned[h] === SOFT ? SOFT_COST : 0;
-      for (const t of readers[h]!) if (planned[t] === 0) v += 2 ** -m[t]!;
+      const v = (pinned[h] === SOFT ? SOFT_COST : 0) + val[k]![h]!;
       if (v < best || (v === best && stamp[k]![h]! < stamp[k]![victim]!)) {
         best = v;
         victim = h;
@@ -142,6 +149,7 @@ export function planGreedy(input: GreedyInput): GreedyPlan {
       if (planned[t] !== 0) continue;
       const before = m[t]!;
       m[t] = before + 1;
+      shift(k, t, -(2 ** -(before + 1)));
       if (before === 0) o[victim]!++;
       else if (before === 1) {
         // The other missing input z was t's only one; now t misses two.
@@ -162,7 +170,10 @@ export function planGreedy(input: GreedyInput): GreedyPlan {
       remainingReaders[h]!--;
       stamp[k]![h] = ++clock;
     }
-    for (let j = 0; j < K; j++) if (miss[j]![t] === 1) one[j]![lone(j, t)]!--;
+    for (let j = 0; j < K; j++) {
+      if (miss[j]![t] === 1) one[j]![lone(j, t)]!--;
+      shift(j, t, -(2 ** -miss[j]![t]!));
+    }
   };
   while (left > 0) {
     let k = 0;
