@@ -26,22 +26,33 @@
  * durations); streamed data are ordered most recently streamed on that GPU first (the
  * boustrophedon order: a strip reuses the end of the previous one's stream).
  *
+ * Tasks of more inputs (random task sets of 4 to 6 inputs) and whatever the packages leave go
+ * to a second planner (hfp/greedy.ts): dmdar's "fewest missing data" rule played out before the
+ * run against a simulated resident set per GPU, with incremental counts (tasks one datum away
+ * from each datum, eviction values) instead of rescoring: it loads the datum completing the
+ * most tasks, evicts the datum whose readers are least close to ready. It also plans every
+ * task alone first; the packages are built only for tasks of at most PACK_MAX_INPUTS inputs
+ * besides the shared data, stop as soon as they load more bytes per task than that plan does on
+ * average, and the plan whose simulation loads fewer bytes (packages + planner on the rest, or
+ * the planner alone) is kept.
+ *
  * At run time a GPU pops its plan in order; when its plan is empty it takes the fallback
  * scheduler's tasks, then steals the tail of the longest plan (the tasks the owner would reach
- * last; load balance, as HFP's ready-time stealing). Tasks no package covers (random task
- * sets whose inputs spread too widely), every task of a graph with dependencies or submitted
- * while the engine runs, and CPU workers, go to an embedded DARTS (seed 000 Algorithm 2, with
+ * last; load balance, as HFP's ready-time stealing). Tasks whose inputs do not fit a GPU,
+ * every task of a graph with dependencies or submitted while the engine runs, runs without
+ * memory pressure, and CPU workers, go to an embedded DARTS (seed 000 Algorithm 2, with
  * its share cap when GPUs are idle); a CPU worker takes DARTS's tasks first (their data are on
  * the host), then steals a plan's tail. Eviction is Belady's rule over the known future
  * (pipeline, then the plan, then DARTS's planned tasks): with the order fixed ahead it is the
  * eviction consistent with the plan.
  *
- * Cost: planning is O(packages x anchor size x |R| x d^2) for d inputs per task (the scores
+ * Cost: packing is O(packages x anchor size x |R| x d^2) for d inputs per task (the scores
  * are recomputed over the remaining tasks for each anchor datum; packing stops at a package
  * of fewer than MIN_YIELD tasks per anchor datum); matmul2d N = 150: about 6 packages of about
- * 30 anchors over at most 22,500 tasks, a few seconds of wall time. Random task sets of 4 to 6
- * inputs make many small packages: tens of seconds of planning for 4,000 tasks (measured on a
- * 2-core machine; not charged to the simulated time unless --charge-scheduling). A pop is
+ * 30 anchors over at most 22,500 tasks, about 5 s of wall time. The fewest-missing planner is
+ * O(loads x (H + readers x d)): about 1 to 1.6 s for 4,000 random tasks of 5 or 6 inputs over
+ * 852 to 1,705 data (both measured on a loaded 2-core machine, `planStats.planMs`; not charged
+ * to the simulated time unless --charge-scheduling). A pop is
  * O(1) amortised; a steal O(plan length) in the worst case (tasks already taken are skipped).
  * Memory O(T + H).
  */
