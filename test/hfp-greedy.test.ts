@@ -29,6 +29,17 @@ function unitInput(tasks: number[][], handles: number, capacity: number[]) {
 }
 
 describe('hfp fewest-missing planner', () => {
+  test('the matrix product keeps its strip packages', () => {
+    // matmul2d N = 40 on 2 GPUs of 32 MiB with 1 MiB blocks (tile 256 x inner 1024, single).
+    const { graph } = generateWorkload('matmul2d', { tiles: 40, tileSize: 256, inner: 1024 });
+    const platform = resolvePlatform('v100x2', { gpus: 2, gpuMem: 32 * 2 ** 20 });
+    const hfp = new HfpScheduler();
+    simulate({ graph, platform, scheduler: hfp });
+    const stats = hfp.planStats!;
+    assert.equal(stats.packed, true);
+    assert.equal(stats.packTasks, 1600);
+  });
+
   test('one GPU holding 2 of 4 data: every datum loaded once, tasks in completion order', () => {
     // t0 = {0, 1}, t1 = {0, 1}, t2 = {2, 3}, t3 = {1, 2}.
     const r = planGreedy(
@@ -76,8 +87,10 @@ describe('hfp fewest-missing planner', () => {
       r.workers.reduce((n, w) => n + w.tasks, 0),
       400,
     );
+    // Tasks of 5 inputs: no package is built, the fewest-missing planner plans all 400.
     const stats = hfp.planStats!;
-    assert.ok(stats !== undefined);
+    assert.equal(stats.packTasks, 0);
+    assert.equal(stats.packed, false);
     const dmdar = simulate({ graph, platform, scheduler: 'dmdar' }).report;
     assert.ok(r.bytesToDevices < dmdar.bytesToDevices, `${r.bytesToDevices} vs ${dmdar.bytesToDevices}`);
   });
