@@ -26,22 +26,33 @@
  * durations); streamed data are ordered most recently streamed on that GPU first (the
  * boustrophedon order: a strip reuses the end of the previous one's stream).
  *
+ * Tasks of more inputs (random task sets of 4 to 6 inputs) and whatever the packages leave go
+ * to a second planner (hfp/greedy.ts): dmdar's "fewest missing data" rule played out before the
+ * run against a simulated resident set per GPU, with incremental counts (tasks one datum away
+ * from each datum, eviction values) instead of rescoring: it loads the datum completing the
+ * most tasks, evicts the datum whose readers are least close to ready. It also plans every
+ * task alone first; the packages are built only for tasks of at most PACK_MAX_INPUTS inputs
+ * besides the shared data, stop as soon as they load more bytes per task than that plan does on
+ * average, and the plan whose simulation loads fewer bytes (packages + planner on the rest, or
+ * the planner alone) is kept.
+ *
  * At run time a GPU pops its plan in order; when its plan is empty it takes the fallback
  * scheduler's tasks, then steals the tail of the longest plan (the tasks the owner would reach
- * last; load balance, as HFP's ready-time stealing). Tasks no package covers (random task
- * sets whose inputs spread too widely), every task of a graph with dependencies or submitted
- * while the engine runs, and CPU workers, go to an embedded DARTS (seed 000 Algorithm 2, with
+ * last; load balance, as HFP's ready-time stealing). Tasks whose inputs do not fit a GPU,
+ * every task of a graph with dependencies or submitted while the engine runs, runs without
+ * memory pressure, and CPU workers, go to an embedded DARTS (seed 000 Algorithm 2, with
  * its share cap when GPUs are idle); a CPU worker takes DARTS's tasks first (their data are on
  * the host), then steals a plan's tail. Eviction is Belady's rule over the known future
  * (pipeline, then the plan, then DARTS's planned tasks): with the order fixed ahead it is the
  * eviction consistent with the plan.
  *
- * Cost: planning is O(packages x anchor size x |R| x d^2) for d inputs per task (the scores
+ * Cost: packing is O(packages x anchor size x |R| x d^2) for d inputs per task (the scores
  * are recomputed over the remaining tasks for each anchor datum; packing stops at a package
  * of fewer than MIN_YIELD tasks per anchor datum); matmul2d N = 150: about 6 packages of about
- * 30 anchors over at most 22,500 tasks, a few seconds of wall time. Random task sets of 4 to 6
- * inputs make many small packages: tens of seconds of planning for 4,000 tasks (measured on a
- * 2-core machine; not charged to the simulated time unless --charge-scheduling). A pop is
+ * 30 anchors over at most 22,500 tasks, about 5 s of wall time. The fewest-missing planner is
+ * O(loads x (H + readers x d)): about 1 to 1.6 s for 4,000 random tasks of 5 or 6 inputs over
+ * 852 to 1,705 data (both measured on a loaded 2-core machine, `planStats.planMs`; not charged
+ * to the simulated time unless --charge-scheduling). A pop is
  * O(1) amortised; a steal O(plan length) in the worst case (tasks already taken are skipped).
  * Memory O(T + H).
  */
@@ -49,6 +60,7 @@ import type { EvictionPolicy, SchedContext, Scheduler } from '../core/policy.ts'
 import { AccessMode } from '../core/types.ts';
 import { BeladyEviction } from '../evict/belady.ts';
 import { DartsScheduler } from './darts/darts.ts';
+import { planGreedy } from './hfp/greedy.ts';
 import type { SchedulerOptions } from './options.ts';
 
 /** Tasks' footprint kept free of anchors on each GPU (the streamed inputs and outputs in flight). */
@@ -56,6 +68,12 @@ export const RESERVE_TASKS = 4;
 
 /** Packing stops at a package with fewer tasks than this per anchor datum. */
 export const MIN_YIELD = 1 / 16;
+
+/** Packages are built only when tasks read at most this many inputs on average (besides data all read). */
+export const PACK_MAX_INPUTS = 2;
+
+/** Tasks' footprint kept free on each GPU by the fewest-missing planner (hfp/greedy.ts). */
+export const GREEDY_RESERVE_TASKS = 2;
 
 /** A ready task within this fraction of the highest remaining priority is on the critical path. */
 export const CRITICAL_SLACK = 0.03;
@@ -83,6 +101,22 @@ export class HfpScheduler implements Scheduler {
   private frontier = 0;
   /** Ready critical tasks kept from DARTS, highest priority last. */
   private critical: number[] = [];
+
+  /**
+   * The last plan's figures (undefined when nothing was planned): tasks the packages planned,
+   * bytes they load, bytes the fewest-missing planner loads after them and alone (-1: not
+   * run), whether the packages were kept, and the planning's wall time in milliseconds.
+   */
+  planStats:
+    | {
+        packTasks: number;
+        packBytes: number;
+        restBytes: number;
+        aloneBytes: number;
+        packed: boolean;
+        planMs: number;
+      }
+    | undefined;
 
   /** Creates hfp; DARTS's options apply to the embedded DARTS. */
   constructor(options: SchedulerOptions = {}) {
@@ -112,6 +146,7 @@ export class HfpScheduler implements Scheduler {
     this.byPriority = undefined;
     this.frontier = 0;
     this.critical = [];
+    this.planStats = undefined;
   }
 
   grow(tasks: number, handles: number): void {
@@ -265,7 +300,9 @@ export class HfpScheduler implements Scheduler {
         t.set(this.taken);
         this.taken = t;
       }
+      const t0 = performance.now();
       leftover = this.pack(ready);
+      if (this.planStats !== undefined) this.planStats.planMs = performance.now() - t0;
     }
     // Graphs with dependencies and priorities: ready tasks at the critical path's front go first.
     const pr = g.taskPriority.data;
@@ -322,6 +359,9 @@ export class HfpScheduler implements Scheduler {
     for (let h = 0; h < H; h++) if (rest.length > 1 && readers[h]!.length === rest.length) everywhere[h] = 1;
     const planned = new Uint8Array(g.taskCount);
     const work = this.gpus.map(() => 0);
+    const plans: number[][] = this.gpus.map(() => []);
+    // Bytes the packages load (anchors, and streamed data not kept from the GPU's previous package).
+    let packBytes = 0;
     const lastStream = new Map<number, number>(); // (handle * K + k) -> stream rank
     let rank = 0;
     const K = this.gpus.length;
@@ -338,7 +378,53 @@ export class HfpScheduler implements Scheduler {
       for (const h of inputs.get(t)!) if (inAnchor[h] === 0 && everywhere[h] === 0) m++;
       return m;
     };
-    while (remaining > 0) {
+    // Two plans: the packages, then the fewest-missing-data planner (hfp/greedy.ts) on what
+    // they left; or that planner alone (run first: fast). The plan whose simulation loads fewer
+    // bytes is kept; packing stops once its own loads reach the planner alone's (it cannot win).
+    let shared = 0;
+    for (let h = 0; h < H; h++) if (everywhere[h]) shared += size[h]!;
+    const room = this.gpus.map(
+      (w) => ctx.memoryCapacity(ctx.platform.workers[w]!.node) - GREEDY_RESERVE_TASKS * footprint - shared,
+    );
+    const greedy = (tasks: number[], done: number[]): { order: number[][]; bytes: number } | undefined => {
+      if (tasks.length === 0) return { order: this.gpus.map(() => []), bytes: 0 };
+      if (!room.every((c) => c > 0)) return undefined;
+      const start = new Int32Array(tasks.length + 1);
+      const flat: number[] = [];
+      tasks.forEach((t, i) => {
+        for (const h of inputs.get(t)!) if (everywhere[h] === 0) flat.push(h);
+        start[i + 1] = flat.length;
+      });
+      const r = planGreedy({
+        n: tasks.length,
+        start,
+        inputs: Int32Array.from(flat),
+        size,
+        handles: H,
+        capacity: room,
+        duration: (i, k) => ctx.taskDuration(tasks[i]!, this.gpus[k]!),
+        work: done,
+      });
+      return { order: r.order.map((l) => l.map((i) => tasks[i]!)), bytes: r.loadedBytes };
+    };
+    const alone = greedy(
+      rest,
+      this.gpus.map(() => 0),
+    );
+    // Packages cover a task when all but one of its inputs are in the anchor: built for tasks
+    // of two inputs besides the data every task reads (the outer product's strips). With more
+    // (random tasks of 4 to 6 inputs), a first package's anchor growth costs seconds and covers
+    // a few dozen tasks: they are skipped there.
+    let reads = 0;
+    for (const t of rest) for (const h of inputs.get(t)!) if (everywhere[h] === 0) reads++;
+    const bound =
+      alone === undefined
+        ? Number.POSITIVE_INFINITY
+        : reads > PACK_MAX_INPUTS * rest.length
+          ? 0
+          : alone.bytes;
+    let packedTasks = 0;
+    while (remaining > 0 && packBytes < bound) {
       let k = 0;
       for (let j = 1; j < K; j++) if (work[j]! < work[k]!) k = j;
       const node = ctx.platform.workers[this.gpus[k]!]!.node;
@@ -404,7 +490,7 @@ export class HfpScheduler implements Scheduler {
       const streamed = [...groups.keys()].sort(
         (x, y) => (lastStream.get(y * K + k) ?? -1) - (lastStream.get(x * K + k) ?? -1) || x - y,
       );
-      const list = this.plan[k]!;
+      const list = plans[k]!;
       const before = list.length;
       const add = (t: number) => {
         list.push(t);
@@ -429,8 +515,10 @@ export class HfpScheduler implements Scheduler {
       warm.sort((x, y) => anchorPos(x) - anchorPos(y) || order.get(streamOf(x))! - order.get(streamOf(y))!);
       warm.forEach(add);
       for (const d of first) lastStream.set(d * K + k, rank++);
+      for (const a of anchor) packBytes += size[a]!;
       for (const d of streamed) {
         if (recent.has(d)) continue;
+        packBytes += size[d]!;
         for (const t of groups.get(d)!.sort((x, y) => x - y)) add(t);
         lastStream.set(d * K + k, rank++);
         recentOf[k]!.push(d);
@@ -438,11 +526,37 @@ export class HfpScheduler implements Scheduler {
       for (const a of anchor) inAnchor[a] = 0;
       coRead.fill(0);
       // A package of fewer tasks than MIN_YIELD per anchor datum stops the packing (task sets
-      // whose inputs spread too widely): DARTS takes the rest.
+      // whose inputs spread too widely), and so do packages loading more bytes per task than
+      // the fewest-missing planner alone does on average: the planner takes the rest.
       const made = list.length - before;
       if (made === 0 || made < MIN_YIELD * anchor.length) break;
+      packedTasks += made;
+      if (packBytes * rest.length > bound * packedTasks) break;
     }
+    const afterPacks =
+      packedTasks === 0
+        ? alone
+        : greedy(
+            rest.filter((t) => !planned[t]),
+            work,
+          );
+    this.planStats = {
+      packTasks: plans.reduce((n, l) => n + l.length, 0),
+      packBytes,
+      restBytes: afterPacks?.bytes ?? -1,
+      aloneBytes: alone?.bytes ?? -1,
+      packed: packedTasks > 0,
+      planMs: 0,
+    };
+    if (alone !== undefined && (afterPacks === undefined || alone.bytes < packBytes + afterPacks.bytes)) {
+      planned.fill(0);
+      for (let k = 0; k < K; k++) plans[k] = alone.order[k]!;
+      this.planStats.packed = false;
+    } else if (afterPacks !== undefined)
+      for (let k = 0; k < K; k++) for (const t of afterPacks.order[k]!) plans[k]!.push(t);
     for (let k = 0; k < K; k++) {
+      this.plan[k] = plans[k]!;
+      for (const t of plans[k]!) planned[t] = 1;
       this.tail[k] = this.plan[k]!.length;
       this.left[k] = this.plan[k]!.length;
     }
