@@ -5,7 +5,8 @@
  */
 import { Mpi } from '../src/cluster/index.ts';
 
-const mpi = Mpi.init();
+const spinEnv = process.env.LOCUS_BENCH_SPIN_US;
+const mpi = Mpi.init(spinEnv === undefined ? {} : { spinUs: Number(spinEnv) });
 const { rank } = mpi;
 const peer = 1 - rank;
 
