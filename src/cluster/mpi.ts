@@ -46,8 +46,16 @@ export interface MpiInitOptions {
  */
 const CHAIN_MS = 0.5;
 
-/** Default of MpiInitOptions.spinUs: a bounded spin that keeps each event-loop turn short. */
-export const DEFAULT_SPIN_US = 20;
+/** MPI_Testsome calls (each with its bounded spin) per poll while nothing completes. */
+const TRIES = 16;
+
+/**
+ * Default of MpiInitOptions.spinUs: no spin. On the shared 2-core test machine, with ranks
+ * oversubscribed (Open MPI then yields the CPU on every idle progress call), spinning made the
+ * ping-pong slower; on dedicated cores a few microseconds may pay (bench/mpi-pingpong.ts
+ * --spin-us compares).
+ */
+export const DEFAULT_SPIN_US = 0;
 
 const THREAD_NAMES = ['single', 'funneled', 'serialized', 'multiple'];
 
@@ -204,20 +212,6 @@ export class Mpi {
 
   private track(id: number): RawRequest {
     const done = new Promise<MpiStatus>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    // One MPI_Test right away: a small send often completes at once (eager protocol), and then
-    // its promise settles now instead of after a polling turn.
-    // An error here is left to the polling loop, whose MPI_Testsome reports it for this request.
-    let now: Completion | null = null;
-    try {
-      now = this.addon.test(id);
-    } catch {
-      now = null;
-    }
-    if (now) {
-      this.settle(now);
-      this.lastProgress = Date.now();
-      return { id, done };
-    }
     if (this.pending.size === 1) this.lastProgress = Date.now();
     this.schedule();
     return { id, done };
@@ -258,9 +252,10 @@ export class Mpi {
     if (this.pending.size === 0) return;
     let done: Completion[];
     try {
-      // A bounded busy-poll in C (at most spinUs microseconds, returning at the first
-      // completion): a message often lands within microseconds, so the turn stays short.
+      // Up to TRIES non-blocking MPI_Testsome calls in a row (each a bounded busy-poll in C of
+      // at most spinUs microseconds), returning at the first completion: the turn stays short.
       done = this.addon.testsome(this.spinUs);
+      for (let i = 1; i < TRIES && done.length === 0; i++) done = this.addon.testsome(this.spinUs);
     } catch (e) {
       this.failAll(e instanceof Error ? e.message : String(e));
       return;
