@@ -2,10 +2,12 @@
  * One rank of bench/mpi-pingpong.ts through the addon (src/cluster/mpi.ts): the same ping-pong
  * as bench/mpi-pingpong.c, each request completed by the event-loop polling loop (await).
  * Usage: mpirun -np 2 node --import tsx bench/mpi-pingpong-rank.ts LAT_ITERS BW_ITERS
+ * (LOCUS_BENCH_SPIN_US, when set, is Mpi.init's spinUs.)
  */
 import { Mpi } from '../src/cluster/index.ts';
 
-const mpi = Mpi.init();
+const spinEnv = process.env.LOCUS_BENCH_SPIN_US;
+const mpi = Mpi.init(spinEnv === undefined || spinEnv === '' ? {} : { spinUs: Number(spinEnv) });
 const { rank } = mpi;
 const peer = 1 - rank;
 

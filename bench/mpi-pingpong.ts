@@ -5,7 +5,8 @@
  * Open MPI), alternated `--rounds` times; prints the median of each and the ratios addon / C.
  * Skips with one line where mpirun, mpicc or the addon is missing.
  *
- *   node --import tsx bench/mpi-pingpong.ts [--rounds N]   (default 3)
+ *   node --import tsx bench/mpi-pingpong.ts [--rounds N] [--spin-us US]
+ * (--rounds: default 3; --spin-us: Mpi.init's spinUs in the addon runs, default its own default)
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
@@ -13,12 +14,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addonPath } from '../src/cluster/addon.ts';
+import { DEFAULT_SPIN_US } from '../src/cluster/mpi.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const roundsFlag = process.argv.indexOf('--rounds');
 const ROUNDS = roundsFlag > 0 ? Number(process.argv[roundsFlag + 1]) : 3;
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
   process.stderr.write('bench/mpi-pingpong: --rounds must be a positive integer\n');
+  process.exit(2);
+}
+const spinFlag = process.argv.indexOf('--spin-us');
+const SPIN_US = spinFlag > 0 ? Number(process.argv[spinFlag + 1]) : DEFAULT_SPIN_US;
+if (!Number.isFinite(SPIN_US) || SPIN_US < 0 || SPIN_US > 1e6) {
+  process.stderr.write('bench/mpi-pingpong: --spin-us must be a number of microseconds from 0 to 1000000\n');
   process.exit(2);
 }
 const LAT_ITERS = 2000;
@@ -50,8 +58,24 @@ if (cc.status !== 0) {
 function run(cmd: string[]): { latencyUs: number; bandwidthMBs: number } {
   const r = spawnSync(
     'mpirun',
-    ['--allow-run-as-root', '--oversubscribe', '-np', '2', ...cmd, String(LAT_ITERS), String(BW_ITERS)],
-    { cwd: root, encoding: 'utf8', timeout: 300_000, killSignal: 'SIGKILL' },
+    [
+      '--allow-run-as-root',
+      '--oversubscribe',
+      '-np',
+      '2',
+      '-x',
+      'LOCUS_BENCH_SPIN_US',
+      ...cmd,
+      String(LAT_ITERS),
+      String(BW_ITERS),
+    ],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 300_000,
+      killSignal: 'SIGKILL',
+      env: { ...process.env, LOCUS_BENCH_SPIN_US: String(SPIN_US) },
+    },
   );
   const line = r.stdout.split('\n').find((l) => l.startsWith('{'));
   if (r.status !== 0 || !line) {
@@ -74,7 +98,9 @@ const cl = median(c.map((x) => x.latencyUs));
 const nl = median(node.map((x) => x.latencyUs));
 const cb = median(c.map((x) => x.bandwidthMBs));
 const nb = median(node.map((x) => x.bandwidthMBs));
-console.log(`mpi ping-pong, 2 ranks on this machine, median of ${ROUNDS} alternated runs:`);
+console.log(
+  `mpi ping-pong, 2 ranks on this machine, median of ${ROUNDS} alternated runs (addon spinUs ${SPIN_US}):`,
+);
 console.log(
   `  latency 1 KB:    C ${cl.toFixed(2)} us, addon ${nl.toFixed(2)} us, addon/C ${(nl / cl).toFixed(2)}`,
 );

@@ -288,31 +288,57 @@ static napi_value completion(napi_env env, int id, MPI_Status* st) {
   return a;
 }
 
-// testsome() -> array of completions (empty when none); frees the completed requests
+// Scratch arrays of Testsome, grown with the slot table (no allocation per call).
+static MPI_Request* tsReqs = NULL;
+static int* tsIdx = NULL;
+static MPI_Status* tsSts = NULL;
+static int tsCap = 0;
+
+// testsome(spinUs?) -> array of completions (empty when none); frees the completed requests.
+// With spinUs > 0 it busy-polls MPI_Testsome for up to spinUs microseconds while nothing has
+// completed (a bounded spin: a message that lands within that time is returned by this call
+// instead of one event-loop turn later); it returns as soon as anything completes.
 static napi_value Testsome(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   napi_value out;
   CHECK(napi_create_array(env, &out));
   if (inflight == 0) return out;
   if (!ready(env)) return NULL;
-  int n = nslots;
-  MPI_Request* reqs = malloc(sizeof(MPI_Request) * n);
-  int* idx = malloc(sizeof(int) * n);
-  MPI_Status* sts = malloc(sizeof(MPI_Status) * n);
-  for (int i = 0; i < n; i++) reqs[i] = slots[i].active ? slots[i].req : MPI_REQUEST_NULL;
-  int outcount = 0;
-  int rc = MPI_Testsome(n, reqs, &outcount, idx, sts);
-  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
-    free(reqs); free(idx); free(sts);
-    return throwMpi(env, "MPI_Testsome", rc);
+  double spinUs = 0;
+  if (argc > 0) {
+    napi_valuetype t;
+    napi_typeof(env, argv[0], &t);
+    if (t == napi_number) napi_get_value_double(env, argv[0], &spinUs);
   }
-  if (outcount == MPI_UNDEFINED) outcount = 0;
+  if (!(spinUs >= 0)) spinUs = 0;
+  if (spinUs > 1e6) spinUs = 1e6;  // never more than a second, whatever is asked
+  int n = nslots;
+  if (n > tsCap) {
+    tsReqs = realloc(tsReqs, sizeof(MPI_Request) * n);
+    tsIdx = realloc(tsIdx, sizeof(int) * n);
+    tsSts = realloc(tsSts, sizeof(MPI_Status) * n);
+    tsCap = n;
+  }
+  for (int i = 0; i < n; i++) tsReqs[i] = slots[i].active ? slots[i].req : MPI_REQUEST_NULL;
+  int outcount = 0;
+  int rc;
+  double until = spinUs > 0 ? MPI_Wtime() + spinUs * 1e-6 : 0;
+  for (;;) {
+    rc = MPI_Testsome(n, tsReqs, &outcount, tsIdx, tsSts);
+    if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return throwMpi(env, "MPI_Testsome", rc);
+    if (outcount == MPI_UNDEFINED) outcount = 0;
+    if (outcount > 0 || spinUs <= 0 || MPI_Wtime() >= until) break;
+  }
+  // Testsome set the completed entries to MPI_REQUEST_NULL; the slots still hold the old
+  // handles, which freeSlot clears.
   for (int k = 0; k < outcount; k++) {
-    int id = idx[k];
-    if (rc != MPI_ERR_IN_STATUS) sts[k].MPI_ERROR = MPI_SUCCESS;
-    napi_set_element(env, out, k, completion(env, id, &sts[k]));
+    int id = tsIdx[k];
+    if (rc != MPI_ERR_IN_STATUS) tsSts[k].MPI_ERROR = MPI_SUCCESS;
+    napi_set_element(env, out, k, completion(env, id, &tsSts[k]));
     freeSlot(env, id);
   }
-  free(reqs); free(idx); free(sts);
   return out;
 }
 

@@ -1,18 +1,25 @@
 /**
  * Run by test/mpi-api.test.ts under `mpirun -np 2`: exercises the MPI-like API on data handles
  * (blocking, non-blocking with test/wait, array, detached, tags, a dup'ed communicator, a send
- * holding writers off, a receive of the wrong size) and prints one JSON line per rank.
+ * holding writers off, a receive of the wrong size, a bad spinUs, raw ping-pongs that let the
+ * event loop turn) and prints one JSON line per rank.
  */
 import { Mpi, MpiData } from '../src/cluster/index.ts';
 import { LocusError } from '../src/core/types.ts';
 import { Runtime } from '../src/exec/runtime.ts';
 
+let spinError = 'none';
+try {
+  Mpi.init({ spinUs: -1 });
+} catch (e) {
+  spinError = e instanceof LocusError ? `${e.code}: ${e.message}` : String(e);
+}
 const mpi = Mpi.init({ timeoutS: 60 });
 const { rank } = mpi;
 const peer = 1 - rank;
 const rt = await Runtime.create({ cpus: 1 });
 const lib = new MpiData(rt, mpi);
-const out: Record<string, unknown> = { rank, size: mpi.size, thread: mpi.threadLevel };
+const out: Record<string, unknown> = { rank, size: mpi.size, thread: mpi.threadLevel, spinError };
 const scale = rt.codelet({
   name: 'scale',
   kernel: { module: new URL('./fixtures/mpi-kernels.ts', import.meta.url).href, export: 'scale' },
@@ -101,6 +108,32 @@ if (rank === 0) {
   } catch (e) {
     out.sizeError = e instanceof LocusError ? `${e.code}: ${e.message}` : String(e);
   }
+}
+
+// 6. Raw ping-pong through the polling loop: rank 1 echoes each counter + 1; a setImmediate
+// queued at the start runs before the 5000 round trips end (polls chained as microtasks still
+// yield to the event loop).
+{
+  const msg = new Int32Array(256);
+  let immediateRan = false;
+  setImmediate(() => {
+    immediateRan = true;
+  });
+  let sum = 0;
+  for (let i = 0; i < 5000; i++) {
+    if (rank === 0) {
+      msg[0] = i;
+      await mpi.isend(msg, peer, 20).done;
+      await mpi.irecv(msg, peer, 21).done;
+      sum += msg[0]!;
+    } else {
+      const st = await mpi.irecv(msg, peer, 20).done;
+      sum += st.bytes;
+      msg[0] = msg[0]! + 1;
+      await mpi.isend(msg, peer, 21).done;
+    }
+  }
+  out.pingpong = { sum, immediateRan };
 }
 
 await rt.close();

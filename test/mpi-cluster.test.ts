@@ -111,11 +111,23 @@ describe('cluster under mpirun', { skip, timeout: 600_000 }, () => {
     assert.equal(lines.length, 2, r.stdout);
     const r0 = lines.find((l) => l.rank === 0)!;
     const r1 = lines.find((l) => l.rank === 1)!;
-    assert.deepEqual(r0, { rank: 0, size: 2, thread: 'multiple', isendDone: [true, true], detached: 6 });
+    const spinError =
+      'LOCUS_MPI_FAILED: Mpi.init: spinUs must be a number of microseconds from 0 to 1000000, got -1';
+    assert.deepEqual(r0, {
+      rank: 0,
+      size: 2,
+      thread: 'multiple',
+      spinError,
+      isendDone: [true, true],
+      detached: 6,
+      // the sum of i + 1 over 5000 round trips
+      pingpong: { sum: (5000 * 4999) / 2 + 5000, immediateRan: true },
+    });
     assert.deepEqual(r1, {
       rank: 1,
       size: 2,
       thread: 'multiple',
+      spinError,
       testBefore: false,
       a: 10,
       b: 2,
@@ -123,6 +135,7 @@ describe('cluster under mpirun', { skip, timeout: 600_000 }, () => {
       array: [1, 2, 3],
       callbacks: 1,
       sizeError: 'LOCUS_MPI_FAILED: MPI request (peer 0, tag 11) failed: MPI_ERR_TRUNCATE: message truncated',
+      pingpong: { sum: 5000 * 1024, immediateRan: true }, // bytes received: 5000 x 1 KB
     });
   });
 

@@ -36,7 +36,8 @@ export interface MpiAddon {
   commFree(comm: number): void;
   isend(buf: ArrayBufferView | ArrayBuffer, dest: number, tag: number, comm: number): number;
   irecv(buf: ArrayBufferView | ArrayBuffer, source: number, tag: number, comm: number): number;
-  testsome(): Completion[];
+  /** Completed requests; busy-polls up to `spinUs` microseconds while none has completed. */
+  testsome(spinUs?: number): Completion[];
   test(id: number): Completion | null;
   wait(id: number): Completion;
   inflight(): number;

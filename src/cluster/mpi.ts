@@ -31,10 +31,31 @@ export interface RawRequest {
 export interface MpiInitOptions {
   /** Seconds without any completion while requests are in flight before the job is aborted (default 120; 0: never). */
   timeoutS?: number;
+  /**
+   * Microseconds each polling turn may busy-poll MPI_Testsome (in C) while nothing completes,
+   * before yielding to the event loop (default DEFAULT_SPIN_US; 0: one MPI_Testsome per turn).
+   * Larger values cut message latency and hold the event loop that much longer per turn.
+   */
+  spinUs?: number;
 }
 
-/** MPI_Testsome calls per event-loop turn while nothing completes. */
-const SPINS = 16;
+/**
+ * Milliseconds a chain of polls may run as microtasks (each after the continuations of the
+ * requests the previous one completed) before a poll goes through setImmediate, so the event
+ * loop (timers, I/O) turns at least this often while messages keep completing.
+ */
+const CHAIN_MS = 0.5;
+
+/** MPI_Testsome calls (each with its bounded spin) per poll while nothing completes. */
+const TRIES = 16;
+
+/**
+ * Default of MpiInitOptions.spinUs: no spin. On the shared 2-core test machine, with ranks
+ * oversubscribed (Open MPI then yields the CPU on every idle progress call), spinning made the
+ * ping-pong slower; on dedicated cores a few microseconds may pay (bench/mpi-pingpong.ts
+ * --spin-us compares).
+ */
+export const DEFAULT_SPIN_US = 0;
 
 const THREAD_NAMES = ['single', 'funneled', 'serialized', 'multiple'];
 
@@ -57,9 +78,15 @@ export class Mpi {
     number,
     { resolve: (s: MpiStatus) => void; reject: (e: Error) => void }
   >();
-  private polling = false;
+  /** A microtask poll is queued. */
+  private microQueued = false;
+  /** A setImmediate poll is queued. */
+  private turnQueued = false;
+  /** performance.now() when the last event-loop turn's poll began (the chain's start). */
+  private turnStart = 0;
   private lastProgress = Date.now();
   private readonly timeoutS: number;
+  private readonly spinUs: number;
   private static instance: Mpi | undefined;
 
   private constructor(addon: MpiAddon, options: MpiInitOptions) {
@@ -73,10 +100,17 @@ export class Mpi {
     this.ANY_TAG = c.ANY_TAG;
     this.library = c.library.split('\n')[0]!.trim();
     this.timeoutS = options.timeoutS ?? 120;
+    this.spinUs = options.spinUs ?? DEFAULT_SPIN_US;
   }
 
   /** Initializes MPI (MPI_Init_thread asking MPI_THREAD_MULTIPLE) once per process. */
   static init(options: MpiInitOptions = {}): Mpi {
+    const spin = options.spinUs;
+    if (spin !== undefined && !(Number.isFinite(spin) && spin >= 0 && spin <= 1e6))
+      throw new LocusError(
+        'LOCUS_MPI_FAILED',
+        `Mpi.init: spinUs must be a number of microseconds from 0 to 1000000, got ${spin}`,
+      );
     if (Mpi.instance) return Mpi.instance;
     const addon = loadMpi();
     if (addon.state() === 'finalized')
@@ -178,49 +212,79 @@ export class Mpi {
 
   private track(id: number): RawRequest {
     const done = new Promise<MpiStatus>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    if (!this.polling) {
-      this.polling = true;
-      this.lastProgress = Date.now();
-      setImmediate(this.poll);
-    }
+    if (this.pending.size === 1) this.lastProgress = Date.now();
+    this.schedule();
     return { id, done };
   }
 
-  private readonly poll = (): void => {
+  /**
+   * Schedules a poll after new requests were posted: as a microtask (it runs once the code that
+   * posted them yields, without an event-loop hop) while the current chain of such polls is
+   * younger than CHAIN_MS, else through setImmediate (a full event-loop turn: timers, I/O and
+   * the engine run in between).
+   */
+  private schedule(): void {
+    if (!this.microQueued && performance.now() - this.turnStart < CHAIN_MS) {
+      this.microQueued = true;
+      queueMicrotask(this.microPoll);
+    } else this.scheduleTurn();
+  }
+
+  /** Schedules a poll on the next event-loop turn (setImmediate), once. */
+  private scheduleTurn(): void {
+    if (this.turnQueued) return;
+    this.turnQueued = true;
+    setImmediate(this.turnPoll);
+  }
+
+  private readonly microPoll = (): void => {
+    this.microQueued = false;
+    this.poll();
+  };
+
+  private readonly turnPoll = (): void => {
+    this.turnQueued = false;
+    this.turnStart = performance.now();
+    this.poll();
+  };
+
+  private poll(): void {
+    if (this.pending.size === 0) return;
     let done: Completion[];
     try {
-      // A few tries in a row before yielding (a message often lands within microseconds); each
-      // is one non-blocking MPI_Testsome, so the turn stays short.
-      done = this.addon.testsome();
-      for (let i = 1; i < SPINS && done.length === 0; i++) done = this.addon.testsome();
+      // Up to TRIES non-blocking MPI_Testsome calls in a row (each a bounded busy-poll in C of
+      // at most spinUs microseconds), returning at the first completion: the turn stays short.
+      done = this.addon.testsome(this.spinUs);
+      for (let i = 1; i < TRIES && done.length === 0; i++) done = this.addon.testsome(this.spinUs);
     } catch (e) {
       this.failAll(e instanceof Error ? e.message : String(e));
       return;
     }
     if (done.length > 0) this.lastProgress = Date.now();
-    for (const [id, source, tag, bytes, error, text] of done) {
-      const p = this.pending.get(id);
-      this.pending.delete(id);
-      if (!p) continue;
-      if (error !== 0) {
-        const what = `MPI request (peer ${source}, tag ${tag}) failed: ${text ?? `error ${error}`}`;
-        p.reject(new LocusError('LOCUS_MPI_FAILED', what));
-      } else p.resolve({ source, tag, bytes });
-    }
-    if (this.pending.size === 0) {
-      this.polling = false;
-      return;
-    }
+    // Settling queues the continuations as microtasks: those that post new requests schedule
+    // a microtask poll then (track); the requests still in flight get the next turn's poll.
+    for (const c of done) this.settle(c);
+    if (this.pending.size === 0) return;
     if (this.timeoutS > 0 && Date.now() - this.lastProgress > this.timeoutS * 1000) {
       this.abort(
         `no MPI message completed in ${this.timeoutS} s with ${this.pending.size} requests in flight (a peer died or the ranks do not match their sends and receives): aborting the job`,
       );
     }
-    setImmediate(this.poll);
-  };
+    this.scheduleTurn();
+  }
+
+  /** Settles the promise of one completed request. */
+  private settle([id, source, tag, bytes, error, text]: Completion): void {
+    const p = this.pending.get(id);
+    this.pending.delete(id);
+    if (!p) return;
+    if (error !== 0) {
+      const what = `MPI request (peer ${source}, tag ${tag}) failed: ${text ?? `error ${error}`}`;
+      p.reject(new LocusError('LOCUS_MPI_FAILED', what));
+    } else p.resolve({ source, tag, bytes });
+  }
 
   private failAll(message: string): void {
-    this.polling = false;
     const e = new LocusError('LOCUS_MPI_FAILED', message.replace(/^locus-mpi: /, 'MPI: '));
     for (const [, p] of this.pending) p.reject(e);
     this.pending.clear();
