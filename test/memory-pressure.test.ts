@@ -198,6 +198,33 @@ describe('wontUse hints', () => {
   }
 });
 
+describe('wontUse waits for every reader of the version', () => {
+  test('a hint given after two readers applies when the last of them to end ends, not the last submitted', () => {
+    // A written on gpu0, then read by a long task on gpu0 and a short one on gpu1 (submitted
+    // last, ending first); the hint must wait for the long reader.
+    const g = new TaskGraph();
+    const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
+    const A = g.addHandle(1000, { name: 'A' });
+    g.submit(c, [[A, AccessMode.RW]], { flops: 1e9 });
+    const long = g.submit(c, [[A, AccessMode.R]], { flops: 1e10 });
+    const short = g.submit(c, [[A, AccessMode.R]], { flops: 1e9 });
+    g.wontUse(A);
+    const log = new EvictionLog();
+    const r = checkedRun(g, testPlatform({ gpus: 2, gpuCapacity: 3000, p2p: true }), {
+      sched: new FixedScheduler((t) => (t === short ? 1 : 0)),
+      gpuPipeline: 1,
+      gpuLookahead: 0,
+      observers: [log],
+    });
+    assert.deepEqual(r.checker.violations, []);
+    assert.ok(log.ended.get(short)! < log.ended.get(long)!, 'the reader submitted last ends first');
+    const e = r.engine;
+    const early = log.started.filter((s) => e.trKind.data[s.id] === TransferKind.EARLY_WRITEBACK);
+    assert.equal(early.length, 1, 'one early write-back');
+    assert.equal(early[0]!.at, log.ended.get(long), 'issued when the long reader ends');
+  });
+});
+
 describe('wontUse in the library API and the workloads', () => {
   test('runtime.wontUse writes the datum back early (one early write-back, of it)', async () => {
     for (const hint of [true, false]) {

@@ -131,8 +131,10 @@ export class Engine implements SchedContext, EvictionContext {
   private knownHandles = 0;
   /** wontUse hints taken from the graph so far. */
   private knownHints = 0;
-  /** Hints waiting for a task to end: task id -> hinted handles. */
+  /** Hints waiting for tasks to end: task id -> the hints (graph indices) waiting for it. */
   private readonly hintWait = new Map<number, number[]>();
+  /** Per hint still waiting: how many of its tasks have not ended. */
+  private readonly hintPending = new Map<number, number>();
   private taskCap = 0;
   private handleCap = 0;
   private closed = false;
@@ -323,21 +325,26 @@ export class Engine implements SchedContext, EvictionContext {
 
   /**
    * Takes the graph's wontUse hints given once tasks up to `to` were submitted: each applies
-   * now if the task it waits for has ended (or there is none), else when that task ends.
+   * now if the tasks it waits for (graph.hintWaitStart) have ended, else when the last of them
+   * ends.
    */
   private takeHints(to: number): void {
     const g = this.graph;
+    const starts = g.hintWaitStart.data;
+    const waitTask = g.hintWaitTask.data;
     while (this.hintsDue(to)) {
       const i = this.knownHints++;
-      const h = g.hintHandle.data[i]!;
-      const t = g.hintAfter.data[i]!;
-      if (t < 0 || this.tasks.firstLive() > t || this.hasEnded(t)) {
-        this.memory.hint(h);
-        continue;
+      let pending = 0;
+      for (let j = starts[i]!; j < starts[i + 1]!; j++) {
+        const t = waitTask[j]!;
+        if (t < 0 || this.tasks.firstLive() > t || this.hasEnded(t)) continue;
+        const list = this.hintWait.get(t);
+        if (list) list.push(i);
+        else this.hintWait.set(t, [i]);
+        pending++;
       }
-      const list = this.hintWait.get(t);
-      if (list) list.push(h);
-      else this.hintWait.set(t, [h]);
+      if (pending === 0) this.memory.hint(g.hintHandle.data[i]!);
+      else this.hintPending.set(i, pending);
     }
   }
 
@@ -347,12 +354,21 @@ export class Engine implements SchedContext, EvictionContext {
     return s === TaskState.DONE || s === TaskState.FAILED || s === TaskState.CANCELLED;
   }
 
-  /** `task` ended: the hints that waited for it apply. */
+  /** `task` ended: the hints that waited for it and for no other task apply. */
   private applyHints(task: number): void {
     const list = this.hintWait.get(task);
     if (list === undefined) return;
     this.hintWait.delete(task);
-    for (let i = 0; i < list.length; i++) this.memory.hint(list[i]!);
+    for (let k = 0; k < list.length; k++) {
+      const i = list[k]!;
+      const left = this.hintPending.get(i)! - 1;
+      if (left > 0) {
+        this.hintPending.set(i, left);
+        continue;
+      }
+      this.hintPending.delete(i);
+      this.memory.hint(this.graph.hintHandle.data[i]!);
+    }
   }
 
   /** Checks the handles submitted since the last call: a valid home each, room there. */

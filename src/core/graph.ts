@@ -147,10 +147,14 @@ export class TaskGraph {
   /** The handle of each `wontUse` hint, in the order they were given. */
   readonly hintHandle = new IntList();
   /**
-   * The task each hint waits for: the last task submitted before it that accesses its handle
-   * (-1 when none is left: the hint applies at once).
+   * The tasks each hint waits for: hint i waits for hintWaitTask[hintWaitStart[i] ..
+   * hintWaitStart[i + 1]), the tasks submitted before it that access the current version of its
+   * handle (its last writer and every reader since; earlier accessors all precede that writer).
+   * A task id of -1 was retired (it had ended). None: the hint applies at once.
    */
-  readonly hintAfter = new IntList();
+  readonly hintWaitStart = new IntList();
+  /** See hintWaitStart. */
+  readonly hintWaitTask = new IntList();
   /** Tasks submitted before each hint: the engine takes it once it has taken those tasks. */
   readonly hintAt = new IntList();
   /** Tasks dropped from the front by dropPrefix (task t here was submitted as t + retired). */
@@ -158,6 +162,7 @@ export class TaskGraph {
 
   constructor() {
     this.accessStart.push(0);
+    this.hintWaitStart.push(0);
   }
 
   /** Number of handles. */
@@ -240,18 +245,23 @@ export class TaskGraph {
   }
 
   /**
-   * The application will not use `handle` for a while (StarPU's starpu_data_wont_use): once the
-   * tasks submitted so far that access it have ended (in practice, the last of them), the engine
-   * writes its modified replicas back home and evicts its replicas before any other data.
+   * The application will not use `handle` for a while (StarPU's starpu_data_wont_use, which
+   * acquires the data asynchronously): once every task submitted so far that accesses it has
+   * ended, the engine writes its modified replicas back home and evicts its replicas before any
+   * other data. Readers run in any order, so the hint waits for each reader of the current
+   * version, not only the last one submitted.
    */
   wontUse(handle: number): void {
     if (!Number.isInteger(handle) || handle < 0 || handle >= this.handleCount) {
       throw new LocusError('LOCUS_GRAPH_INVALID', `wontUse: unknown handle ${handle}`);
     }
-    const reader = this.readersHead.data[handle]!;
-    const lastReader = reader >= 0 ? this.readerTask.data[reader]! : -1;
     this.hintHandle.push(handle);
-    this.hintAfter.push(Math.max(this.lastWriter.data[handle]!, lastReader));
+    const writer = this.lastWriter.data[handle]!;
+    if (writer >= 0) this.hintWaitTask.push(writer);
+    for (let r = this.readersHead.data[handle]!; r >= 0; r = this.readerNext.data[r]!) {
+      this.hintWaitTask.push(this.readerTask.data[r]!);
+    }
+    this.hintWaitStart.push(this.hintWaitTask.length);
     this.hintAt.push(this.taskCount);
   }
 
@@ -557,12 +567,12 @@ export class TaskGraph {
       }
       this.readersHead.data[h] = head;
     }
-    const ha = this.hintAfter.data;
-    const hp = this.hintAt.data;
-    for (let i = 0; i < this.hintAfter.length; i++) {
-      if (ha[i]! >= 0) ha[i] = ha[i]! < k ? -1 : ha[i]! - k;
-      hp[i] = Math.max(0, hp[i]! - k);
+    const hw = this.hintWaitTask.data;
+    for (let i = 0; i < this.hintWaitTask.length; i++) {
+      if (hw[i]! >= 0) hw[i] = hw[i]! < k ? -1 : hw[i]! - k;
     }
+    const hp = this.hintAt.data;
+    for (let i = 0; i < this.hintAt.length; i++) hp[i] = Math.max(0, hp[i]! - k);
     this.retired += k;
     return mark;
   }
