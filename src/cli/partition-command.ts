@@ -25,6 +25,7 @@ interface PartitionCliOptions {
   seed: number;
   slowDevice?: string;
   slowdown?: number;
+  singleThread?: boolean;
   json?: boolean;
 }
 
@@ -62,6 +63,7 @@ export function partitionCommand(o: PartitionCliOptions): void {
     ...(o.size !== undefined ? { size: o.size } : {}),
     ...(o.slowDevice !== undefined ? { slowDevice: o.slowDevice } : {}),
     ...(o.slowdown !== undefined ? { slowdown: o.slowdown } : {}),
+    ...(o.singleThread ? { threads: false } : {}),
   });
   const best = result.bestSingleDevice;
   const its = result.perIteration;
@@ -99,6 +101,10 @@ export function registerPartitionCommand(program: Command, name: string, summary
     .option('--seed <n>', 'seed of generated data', seedValue, 1)
     .option('--slow-device <name>', 'real mode: the device to slow down (gpu0, cpu, ...)')
     .option('--slowdown <f>', 'real mode: how many times slower it computes and copies', factorValue)
+    .option(
+      '--single-thread',
+      'real mode: run every device on the main thread (default: one worker thread per device)',
+    )
     .option('--json', 'one JSON object')
     .action((opts: PartitionCliOptions) => partitionCommand(opts));
 }

@@ -2,7 +2,7 @@
  * A device thread of a threaded real run: rebuilds the sequence's kernels from their module and
  * export (DeviceWorkerData.source), wraps its device's shared memory, then runs sub-kernels as
  * the main thread commands them through the control block (device-protocol.ts), timing each
- * one and busy-waiting so that it takes `slowdown` times as long on a slowed device.
+ * one and, on a slowed device, sleeping so that it takes `slowdown` times as long.
  */
 import { workerData } from 'node:worker_threads';
 import {
@@ -19,6 +19,8 @@ import type { BufferData, KernelSequence } from './kernel.ts';
 
 const data = workerData as DeviceWorkerData;
 const { ints, floats, error } = controlViews(data.control);
+/** A word nobody notifies: Atomics.wait on it sleeps for a given time. */
+const nap = new Int32Array(new SharedArrayBuffer(4));
 
 function fail(e: unknown): void {
   const text = new TextEncoder().encode(e instanceof Error ? e.message : String(e));
@@ -52,9 +54,13 @@ try {
     kernel.run(mem, ints[SLOT_LO]!, ints[SLOT_HI]!);
     const factor = floats[0]!;
     if (factor > 1) {
+      // The slowed device's extra time, slept (Atomics.wait) rather than spun, so that it does
+      // not take a core from the other device threads; the last 0.1 ms is spun for precision.
       const until = c0 + (performance.now() - c0) * factor;
+      const sleep = until - performance.now() - 0.1;
+      if (sleep > 0) Atomics.wait(nap, 0, 0, sleep);
       while (performance.now() < until) {
-        // spin: the slowed device's extra time
+        // spin
       }
     }
     floats[1] = (performance.now() - c0) / 1000;
