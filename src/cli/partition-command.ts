@@ -44,6 +44,11 @@ export function partitionCommand(o: PartitionCliOptions): void {
   if (o.mode !== 'simulated' && o.mode !== 'real')
     throw new LocusError('LOCUS_OPTION_INVALID', `--mode is simulated or real (got '${o.mode}')`);
   const mode = o.mode as PartitionMode;
+  if (o.singleThread && mode !== 'real')
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      '--single-thread applies to --mode real (a simulated run uses no device threads): add --mode real or drop it',
+    );
   if (!(STRATEGY_NAMES as readonly string[]).includes(o.strategy))
     throw new LocusError(
       'LOCUS_OPTION_INVALID',
