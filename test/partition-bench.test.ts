@@ -71,6 +71,8 @@ describe('split runs equal the unsplit run bit for bit', () => {
             strategy: scripted(tables.map((t) => t.map(normalise))),
             iterations: ITERATIONS,
             mode,
+            // The single-thread path here; the device threads: partition-threads.test.ts.
+            threads: false,
           });
           assertSame(reference, r.buffers);
           for (const it of r.iterations) assert.ok(it.seconds > 0);

@@ -60,6 +60,23 @@ describe('locus partition', () => {
     assert.equal(j.checked, 'bit-identical to the unsplit run');
   });
 
+  test('real mode on the main thread (--single-thread) checks its result', () => {
+    const r = locus(
+      '--bench',
+      'fdtd2d',
+      '--size',
+      '32',
+      '--iterations',
+      '2',
+      '--mode',
+      'real',
+      '--single-thread',
+      '--json',
+    );
+    assert.equal(r.code, 0, r.err);
+    assert.equal(JSON.parse(r.out).checked, 'bit-identical to the unsplit run');
+  });
+
   const bad: [string, string[], RegExp][] = [
     ['no benchmark', [], /--bench is required/],
     ['unknown benchmark', ['--bench', 'lu'], /unknown benchmark 'lu'/],
@@ -80,6 +97,11 @@ describe('locus partition', () => {
       'bad slowdown',
       ['--bench', 'jacobi', '--mode', 'real', '--slow-device', 'gpu0', '--slowdown', '0.5'],
       /not a slowdown factor/,
+    ],
+    [
+      'single thread in simulation',
+      ['--bench', 'jacobi', '--single-thread'],
+      /--single-thread applies to --mode real/,
     ],
     ['size too small', ['--bench', 'jacobi', '--size', '3'], /size must be an integer >= 8/],
     ['unknown platform', ['--bench', 'jacobi', '--platform', 'nowhere'], /nowhere/],

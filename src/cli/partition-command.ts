@@ -25,6 +25,7 @@ interface PartitionCliOptions {
   seed: number;
   slowDevice?: string;
   slowdown?: number;
+  singleThread?: boolean;
   json?: boolean;
 }
 
@@ -43,6 +44,11 @@ export function partitionCommand(o: PartitionCliOptions): void {
   if (o.mode !== 'simulated' && o.mode !== 'real')
     throw new LocusError('LOCUS_OPTION_INVALID', `--mode is simulated or real (got '${o.mode}')`);
   const mode = o.mode as PartitionMode;
+  if (o.singleThread && mode !== 'real')
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      '--single-thread applies to --mode real (a simulated run uses no device threads): add --mode real or drop it',
+    );
   if (!(STRATEGY_NAMES as readonly string[]).includes(o.strategy))
     throw new LocusError(
       'LOCUS_OPTION_INVALID',
@@ -62,6 +68,7 @@ export function partitionCommand(o: PartitionCliOptions): void {
     ...(o.size !== undefined ? { size: o.size } : {}),
     ...(o.slowDevice !== undefined ? { slowDevice: o.slowDevice } : {}),
     ...(o.slowdown !== undefined ? { slowdown: o.slowdown } : {}),
+    ...(o.singleThread ? { threads: false } : {}),
   });
   const best = result.bestSingleDevice;
   const its = result.perIteration;
@@ -99,6 +106,10 @@ export function registerPartitionCommand(program: Command, name: string, summary
     .option('--seed <n>', 'seed of generated data', seedValue, 1)
     .option('--slow-device <name>', 'real mode: the device to slow down (gpu0, cpu, ...)')
     .option('--slowdown <f>', 'real mode: how many times slower it computes and copies', factorValue)
+    .option(
+      '--single-thread',
+      'real mode: run every device on the main thread (default: one worker thread per device)',
+    )
     .option('--json', 'one JSON object')
     .action((opts: PartitionCliOptions) => partitionCommand(opts));
 }

@@ -40,14 +40,15 @@ export function benchmarkSequence(name: string, o: BenchmarkOptions = {}): Kerne
   if (!Number.isInteger(size) || size < 8)
     throw new LocusError('LOCUS_OPTION_INVALID', `benchmark size must be an integer >= 8 (got ${size})`);
   const seed = o.seed ?? 1;
+  const source = { module: import.meta.url, export: 'benchmarkSequence', args: [name, { size, seed }] };
   switch (b) {
     case 'jacobi':
-      return jacobiSequence(size);
+      return { ...jacobiSequence(size), source };
     case 'fdtd2d':
-      return fdtd2dSequence(size, size);
+      return { ...fdtd2dSequence(size, size), source };
     case '2spmv':
-      return spmv2Sequence(size, 64, seed);
+      return { ...spmv2Sequence(size, 64, seed), source };
     case 'nbody':
-      return nbodySequence(size, Math.max(4, Math.round(Math.sqrt(size / 8))), seed);
+      return { ...nbodySequence(size, Math.max(4, Math.round(Math.sqrt(size / 8))), seed), source };
   }
 }

@@ -33,6 +33,8 @@ export interface ExperimentOptions {
   readonly slowDevice?: string;
   /** Real mode: how many times slower. */
   readonly slowdown?: number;
+  /** Real mode: one worker thread per device (default) or false for the single-thread path. */
+  readonly threads?: boolean;
 }
 
 /** One iteration as reported. */
@@ -107,7 +109,13 @@ export function runExperiment(o: ExperimentOptions): ExperimentResult {
       );
   }
   const strategy = createStrategy(o.strategy === 'oracle' ? 'adaptive-comm' : o.strategy);
-  const base = { sequence, platform, iterations: o.iterations, mode } as const;
+  const base = {
+    sequence,
+    platform,
+    iterations: o.iterations,
+    mode,
+    ...(o.threads !== undefined ? { threads: o.threads } : {}),
+  } as const;
   const slow = slowDevice !== undefined ? { slowDevice, slowdown: o.slowdown! } : {};
   let run = runPartitioned({ ...base, devices, strategy, ...slow });
   if (o.strategy === 'oracle') {

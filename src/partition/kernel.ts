@@ -87,6 +87,22 @@ export interface KernelSequence {
   readonly buffers: readonly BufferSpec[];
   /** Kernels, run in this order every iteration. */
   readonly kernels: readonly PartitionKernel[];
+  /**
+   * Where a worker thread gets the same kernels (threaded real mode): the URL of a module, the
+   * name of a function it exports, and the (structured-clonable) arguments that make this
+   * sequence; absent: the sequence runs only on the main thread.
+   */
+  readonly source?: SequenceSource;
+}
+
+/** A module, an exported factory and its arguments that rebuild a kernel sequence in a worker. */
+export interface SequenceSource {
+  /** Module URL (import.meta.url of the module that exports the factory). */
+  readonly module: string;
+  /** Name of the exported function returning the KernelSequence. */
+  readonly export: string;
+  /** Its arguments. */
+  readonly args: readonly unknown[];
 }
 
 /** Reads entries of an index array (the runner reads them where they are valid). */

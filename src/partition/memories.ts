@@ -2,14 +2,17 @@
  * Emulated memories of a split run: the host's copy of every buffer and one full-size copy per
  * device (as libsplit allocates each buffer on every device), with copies of interval sets
  * between them. Kernels run on a device's copy; only the intervals the bookkeeping moves are
- * ever copied, so a wrong region shows up as a wrong result.
+ * ever copied, so a wrong region shows up as a wrong result. Device memories can live on
+ * SharedArrayBuffers, so that a device's worker thread computes in place (device-threads.ts).
  */
 import type { IntervalSet } from './intervals.ts';
 import type { BufferData, BufferSpec, Memory } from './kernel.ts';
 
-/** A fresh array of the same type and length, zero-filled (or filled with `from`). */
-function like(a: BufferData, from?: BufferData): BufferData {
-  const out = a instanceof Int32Array ? new Int32Array(a.length) : new Float64Array(a.length);
+/** A fresh array of the same type and length, zero-filled (or filled with `from`); on a SharedArrayBuffer when `shared`. */
+function like(a: BufferData, from?: BufferData, shared = false): BufferData {
+  const bytes = a.length * a.BYTES_PER_ELEMENT;
+  const store = shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes);
+  const out = a instanceof Int32Array ? new Int32Array(store) : new Float64Array(store);
   if (from) out.set(from);
   return out;
 }
@@ -22,12 +25,12 @@ export class Memories {
   readonly devices: Record<string, BufferData>[];
 
   /** Host buffers start with the initial content, device buffers with garbage (NaN / -1) so that a read of data never copied is visible. */
-  constructor(buffers: readonly BufferSpec[], deviceCount: number) {
+  constructor(buffers: readonly BufferSpec[], deviceCount: number, shared = false) {
     for (const b of buffers) this.host[b.name] = like(b.init, b.init);
     this.devices = Array.from({ length: deviceCount }, () => {
       const m: Record<string, BufferData> = {};
       for (const b of buffers) {
-        const a = like(b.init);
+        const a = like(b.init, undefined, shared);
         a.fill(a instanceof Int32Array ? -1 : Number.NaN);
         m[b.name] = a;
       }

@@ -11,15 +11,20 @@
  * - `simulated`: the iteration is replayed in Locus's simulator (sim-iteration.ts); a
  *   sub-kernel's time is its device's launch cost (devices.ts, LAUNCH_SECONDS) plus the work in
  *   its sub-range over its device's rate for the codelet;
- * - `real`: every copy and every sub-kernel is timed on this machine (performance.now). The
- *   emulated devices run one after the other in this thread, so the iteration's time is what
- *   concurrent devices would take, the seed's decomposition: per kernel, the slowest device's
- *   D2H, then the slowest H2D, then the slowest sub-kernel. One device can be made slower:
- *   its sub-kernels and the copies to and from it take `slowdown` times as long (the extra
- *   time is spent busy-waiting).
+ * - `real`: every copy and every sub-kernel is timed on this machine (performance.now). By
+ *   default (`threads`, when the sequence has a `source`) each emulated device is a worker
+ *   thread (device-threads.ts) computing in place on its memory (SharedArrayBuffers): per
+ *   kernel, the copies run on the main thread as libsplit's runtime does them (D2H, then H2D,
+ *   each timed), then every device's sub-kernel runs concurrently, and the iteration's time is
+ *   the sum over kernels of the slowest D2H, the slowest H2D and the measured wall time of the
+ *   concurrent compute phase. With `threads: false` the sub-kernels run one after the other on
+ *   the main thread and the compute phase counts as the slowest sub-kernel (what concurrent
+ *   devices would take). One device can be made slower: its sub-kernels and the copies to and
+ *   from it take `slowdown` times as long (the extra time is spent busy-waiting).
  */
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
+import { DeviceThreads } from './device-threads.ts';
 import { deviceRate, launchSeconds, type PartitionDevice } from './devices.ts';
 import type { IntervalSet } from './intervals.ts';
 import { instantiate, type KernelSequence } from './kernel.ts';
@@ -55,6 +60,11 @@ export interface PartitionRunOptions {
   readonly slowDevice?: number;
   /** Real mode: how many times slower that device computes and copies (default 1). */
   readonly slowdown?: number;
+  /**
+   * Real mode: one worker thread per device, sub-kernels concurrent (default: true when the
+   * sequence has a `source`, which it needs); false: everything on the main thread.
+   */
+  readonly threads?: boolean;
 }
 
 /** What one iteration did and measured. */
@@ -148,11 +158,17 @@ export function runPartitioned(o: PartitionRunOptions): PartitionRunResult {
       'LOCUS_OPTION_INVALID',
       `slow device ${slow} is not one of the ${devices.length} devices`,
     );
+  const threaded = mode === 'real' && (o.threads ?? sequence.source !== undefined);
+  if (threaded && !sequence.source)
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `sequence ${sequence.name} has no source (module, export, arguments): it cannot run on device threads; run it with threads: false`,
+    );
   const shape = sequenceShape(sequence, platform, devices);
   const n = devices.length;
   const lengths = new Map(sequence.buffers.map((b) => [b.name, b.init.length]));
   const elemBytes = new Map(sequence.buffers.map((b) => [b.name, b.init.BYTES_PER_ELEMENT]));
-  const mem = new Memories(sequence.buffers, n);
+  const mem = new Memories(sequence.buffers, n, threaded);
   const valid = new Validity(lengths, n);
   const read = (buffer: string, i: number) => mem.of(valid.holderOf(buffer, i))[buffer]![i]!;
   const lengthOf = (buffer: string) => lengths.get(buffer)!;
@@ -168,144 +184,173 @@ export function runPartitioned(o: PartitionRunOptions): PartitionRunResult {
 
   let ratios = strategy.initial(shape);
   checkRatios(ratios, shape, strategy.name);
-  const out: PartitionIteration[] = [];
-  for (let it = 0; it < o.iterations; it++) {
-    const hostAtStart = new Map([...lengths.keys()].map((b) => [b, valid.onHost(b)]));
-    const seconds = sequence.kernels.map(() => devices.map(() => 0));
-    const transfers = new Map<string, TransferObservation>();
-    const subs: SimSubKernel[] = [];
-    // The ratios the sub-kernels ran with once rounded to whole work-groups (libsplit's
-    // real_granu_dscr, which its MKGR scheduler hands the solver, not the requested ones):
-    // f_d^k = time / (ng * x) with the requested x misreads a rounded sub-range's time.
-    const realized: number[][] = [];
-    const realDevice = devices.map(() => 0);
-    let realTotal = 0;
-    let bytes = 0;
-    const note = (t: Omit<TransferObservation, 'bytes'>, b: number) => {
-      const k = `${t.producer},${t.consumer},${t.device},${t.direction}`;
-      const prev = transfers.get(k);
-      transfers.set(k, { ...t, bytes: (prev?.bytes ?? 0) + b });
-      bytes += b;
-    };
-    sequence.kernels.forEach((kernel, k) => {
-      const ranges = splitRange(kernel.workGroups, ratios[k]!);
-      realized.push(ranges.map(([lo, hi]) => (hi - lo) / kernel.workGroups));
-      const plans: TransferPlan[] = [];
-      const writes: { buffer: string; set: IntervalSet }[][] = [];
-      // Instantiate every sub-kernel's regions before any of them runs (they see the same state).
-      const reads = ranges.map(([lo, hi]) =>
-        kernel.accesses
-          .filter((a) => a.read?.length)
-          .map((a) => ({
-            buffer: a.buffer,
-            set: instantiate(a.read!, lo, hi, lengthOf(a.buffer), read, lengthOf),
-          })),
-      );
-      for (const [lo, hi] of ranges)
-        writes.push(
+  const threads = threaded
+    ? new DeviceThreads(
+        sequence.source!,
+        mem.devices,
+        devices.map((_, d) => factor(d)),
+      )
+    : undefined;
+  try {
+    return runIterations();
+  } finally {
+    threads?.close();
+  }
+
+  function runIterations(): PartitionRunResult {
+    const out: PartitionIteration[] = [];
+    for (let it = 0; it < o.iterations; it++) {
+      const hostAtStart = new Map([...lengths.keys()].map((b) => [b, valid.onHost(b)]));
+      const seconds = sequence.kernels.map(() => devices.map(() => 0));
+      const transfers = new Map<string, TransferObservation>();
+      const subs: SimSubKernel[] = [];
+      // The ratios the sub-kernels ran with once rounded to whole work-groups (libsplit's
+      // real_granu_dscr, which its MKGR scheduler hands the solver, not the requested ones):
+      // f_d^k = time / (ng * x) with the requested x misreads a rounded sub-range's time.
+      const realized: number[][] = [];
+      const realDevice = devices.map(() => 0);
+      let realTotal = 0;
+      let bytes = 0;
+      const note = (t: Omit<TransferObservation, 'bytes'>, b: number) => {
+        const k = `${t.producer},${t.consumer},${t.device},${t.direction}`;
+        const prev = transfers.get(k);
+        transfers.set(k, { ...t, bytes: (prev?.bytes ?? 0) + b });
+        bytes += b;
+      };
+      sequence.kernels.forEach((kernel, k) => {
+        const ranges = splitRange(kernel.workGroups, ratios[k]!);
+        realized.push(ranges.map(([lo, hi]) => (hi - lo) / kernel.workGroups));
+        const plans: TransferPlan[] = [];
+        const writes: { buffer: string; set: IntervalSet }[][] = [];
+        // Instantiate every sub-kernel's regions before any of them runs (they see the same state).
+        const reads = ranges.map(([lo, hi]) =>
           kernel.accesses
-            .filter((a) => a.write?.length)
+            .filter((a) => a.read?.length)
             .map((a) => ({
               buffer: a.buffer,
-              set: instantiate(a.write!, lo, hi, lengthOf(a.buffer), read, lengthOf),
+              set: instantiate(a.read!, lo, hi, lengthOf(a.buffer), read, lengthOf),
             })),
         );
-      const d2hTime = devices.map(() => 0);
-      const h2dTime = devices.map(() => 0);
-      for (let d = 0; d < n; d++) {
-        const plan: TransferPlan = { d2h: [], h2d: [] };
-        for (const r of reads[d]!) valid.fetch(r.buffer, d, r.set, plan);
-        plans.push(plan);
-        for (const c of plan.d2h) {
-          d2hTime[c.from] = d2hTime[c.from]! + timedCopy(c.buffer, c.set, c.from, -1);
-          note(
-            { producer: c.writer.kernel, consumer: k, device: c.from, direction: 'd2h' },
-            bytesOf(c.buffer, c.set),
+        for (const [lo, hi] of ranges)
+          writes.push(
+            kernel.accesses
+              .filter((a) => a.write?.length)
+              .map((a) => ({
+                buffer: a.buffer,
+                set: instantiate(a.write!, lo, hi, lengthOf(a.buffer), read, lengthOf),
+              })),
           );
-        }
-        for (const c of plan.h2d) {
-          h2dTime[d] = h2dTime[d]! + timedCopy(c.buffer, c.set, -1, d);
-          note(
-            { producer: c.writer.kernel, consumer: k, device: d, direction: 'h2d' },
-            bytesOf(c.buffer, c.set),
-          );
-        }
-      }
-      const run = devices.map(() => 0);
-      ranges.forEach(([lo, hi], d) => {
-        if (hi <= lo) return;
-        const dm = mem.of(d);
-        const work = kernel.work(dm, lo, hi);
-        const c0 = performance.now();
-        kernel.run(dm, lo, hi);
-        if (factor(d) > 1) spinUntil(c0 + (performance.now() - c0) * factor(d));
-        run[d] = (performance.now() - c0) / 1000;
-        for (const w of writes[d]!) valid.wrote(w.buffer, d, w.set, { kernel: k, device: d, iteration: it });
-        if (mode === 'real') {
-          seconds[k]![d] = run[d]!;
-          return;
-        }
-        // Group what the sub-kernel receives by where the bytes are when the iteration starts.
-        const groups = new Map<string, Fragment>();
-        const add = (key: string, source: Fragment['source'], b: number) => {
-          if (b > 0) groups.set(key, { source, bytes: (groups.get(key)?.bytes ?? 0) + b });
-        };
-        for (const c of plans[d]!.h2d) {
-          const w = c.writer;
-          if (w.iteration === it)
-            add(
-              `t${w.kernel}.${w.device}`,
-              { kind: 'task', kernel: w.kernel, device: w.device },
+        const d2hTime = devices.map(() => 0);
+        const h2dTime = devices.map(() => 0);
+        for (let d = 0; d < n; d++) {
+          const plan: TransferPlan = { d2h: [], h2d: [] };
+          for (const r of reads[d]!) valid.fetch(r.buffer, d, r.set, plan);
+          plans.push(plan);
+          for (const c of plan.d2h) {
+            d2hTime[c.from] = d2hTime[c.from]! + timedCopy(c.buffer, c.set, c.from, -1);
+            note(
+              { producer: c.writer.kernel, consumer: k, device: c.from, direction: 'd2h' },
               bytesOf(c.buffer, c.set),
             );
-          else {
-            const onHost = c.set.intersect(hostAtStart.get(c.buffer)!);
-            add('host', { kind: 'host' }, bytesOf(c.buffer, onHost));
-            add(`o${w.device}`, { kind: 'origin', device: w.device }, bytesOf(c.buffer, c.set.minus(onHost)));
+          }
+          for (const c of plan.h2d) {
+            h2dTime[d] = h2dTime[d]! + timedCopy(c.buffer, c.set, -1, d);
+            note(
+              { producer: c.writer.kernel, consumer: k, device: d, direction: 'h2d' },
+              bytesOf(c.buffer, c.set),
+            );
           }
         }
-        subs.push({
-          kernel: k,
-          device: d,
-          codelet: kernel.codelet,
-          seconds:
-            launchSeconds(platform, devices[d]!) + work / deviceRate(platform, devices[d]!, kernel.codelet),
-          fragments: [...groups.values()],
+        let run = devices.map(() => 0);
+        let computeWall = 0;
+        if (threads) {
+          const r = threads.run(k, ranges);
+          run = r.seconds;
+          computeWall = r.wall;
+        }
+        ranges.forEach(([lo, hi], d) => {
+          if (hi <= lo) return;
+          const dm = mem.of(d);
+          if (!threads) {
+            const c0 = performance.now();
+            kernel.run(dm, lo, hi);
+            if (factor(d) > 1) spinUntil(c0 + (performance.now() - c0) * factor(d));
+            run[d] = (performance.now() - c0) / 1000;
+          }
+          for (const w of writes[d]!)
+            valid.wrote(w.buffer, d, w.set, { kernel: k, device: d, iteration: it });
+          if (mode === 'real') {
+            seconds[k]![d] = run[d]!;
+            return;
+          }
+          const work = kernel.work(dm, lo, hi);
+          // Group what the sub-kernel receives by where the bytes are when the iteration starts.
+          const groups = new Map<string, Fragment>();
+          const add = (key: string, source: Fragment['source'], b: number) => {
+            if (b > 0) groups.set(key, { source, bytes: (groups.get(key)?.bytes ?? 0) + b });
+          };
+          for (const c of plans[d]!.h2d) {
+            const w = c.writer;
+            if (w.iteration === it)
+              add(
+                `t${w.kernel}.${w.device}`,
+                { kind: 'task', kernel: w.kernel, device: w.device },
+                bytesOf(c.buffer, c.set),
+              );
+            else {
+              const onHost = c.set.intersect(hostAtStart.get(c.buffer)!);
+              add('host', { kind: 'host' }, bytesOf(c.buffer, onHost));
+              add(
+                `o${w.device}`,
+                { kind: 'origin', device: w.device },
+                bytesOf(c.buffer, c.set.minus(onHost)),
+              );
+            }
+          }
+          subs.push({
+            kernel: k,
+            device: d,
+            codelet: kernel.codelet,
+            seconds:
+              launchSeconds(platform, devices[d]!) + work / deviceRate(platform, devices[d]!, kernel.codelet),
+            fragments: [...groups.values()],
+          });
         });
+        if (mode === 'real') {
+          realTotal +=
+            Math.max(...d2hTime) + Math.max(...h2dTime) + (threads ? computeWall : Math.max(...run));
+          for (let d = 0; d < n; d++) realDevice[d] = realDevice[d]! + d2hTime[d]! + h2dTime[d]! + run[d]!;
+        }
       });
-      if (mode === 'real') {
-        realTotal += Math.max(...d2hTime) + Math.max(...h2dTime) + Math.max(...run);
-        for (let d = 0; d < n; d++) realDevice[d] = realDevice[d]! + d2hTime[d]! + h2dTime[d]! + run[d]!;
+      let iterSeconds = realTotal;
+      let deviceSeconds = realDevice;
+      if (mode === 'simulated') {
+        const r = simulateIteration(platform, devices, sequence.kernels.length, subs);
+        iterSeconds = r.seconds;
+        deviceSeconds = r.deviceSeconds;
+        for (let k = 0; k < seconds.length; k++) seconds[k] = r.subKernelSeconds[k]!;
       }
-    });
-    let iterSeconds = realTotal;
-    let deviceSeconds = realDevice;
-    if (mode === 'simulated') {
-      const r = simulateIteration(platform, devices, sequence.kernels.length, subs);
-      iterSeconds = r.seconds;
-      deviceSeconds = r.deviceSeconds;
-      for (let k = 0; k < seconds.length; k++) seconds[k] = r.subKernelSeconds[k]!;
+      const observation: IterationObservation = {
+        iteration: it,
+        ratios: realized,
+        workGroups: sequence.kernels.map((k) => k.workGroups),
+        seconds,
+        transfers: [...transfers.values()],
+      };
+      let solveSeconds = 0;
+      if (it + 1 < o.iterations) {
+        const decision = strategy.next(shape, observation);
+        checkRatios(decision.ratios, shape, strategy.name);
+        ratios = decision.ratios;
+        solveSeconds = decision.solveSeconds;
+      }
+      out.push({ observation, seconds: iterSeconds, deviceSeconds, bytes, solveSeconds });
     }
-    const observation: IterationObservation = {
-      iteration: it,
-      ratios: realized,
-      workGroups: sequence.kernels.map((k) => k.workGroups),
-      seconds,
-      transfers: [...transfers.values()],
-    };
-    let solveSeconds = 0;
-    if (it + 1 < o.iterations) {
-      const decision = strategy.next(shape, observation);
-      checkRatios(decision.ratios, shape, strategy.name);
-      ratios = decision.ratios;
-      solveSeconds = decision.solveSeconds;
-    }
-    out.push({ observation, seconds: iterSeconds, deviceSeconds, bytes, solveSeconds });
+    const last: TransferPlan = { d2h: [], h2d: [] };
+    valid.gather(last);
+    for (const c of last.d2h) mem.copy(c.buffer, c.set, c.from, -1);
+    return { iterations: out, buffers: mem.host, wallSeconds: (performance.now() - t0) / 1000 };
   }
-  const last: TransferPlan = { d2h: [], h2d: [] };
-  valid.gather(last);
-  for (const c of last.d2h) mem.copy(c.buffer, c.set, c.from, -1);
-  return { iterations: out, buffers: mem.host, wallSeconds: (performance.now() - t0) / 1000 };
 }
 
 /** Runs the sequence unsplit, kernel after kernel on one copy of the buffers: the reference result. */
