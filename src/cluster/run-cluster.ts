@@ -5,7 +5,12 @@
  * against the sequential run (as a single-process run does) and sums every rank's counts.
  */
 import { LocusError } from '../core/types.ts';
-import { REAL_WORKLOAD_NAMES, type RealRunOptions, type RealRunResult } from '../exec/run-workload.ts';
+import {
+  REAL_WORKLOAD_NAMES,
+  type RealRunOptions,
+  type RealRunResult,
+  realInstance,
+} from '../exec/run-workload.ts';
 import { SequentialSubmitter } from '../exec/sequential-submitter.ts';
 import { BACKWARD_ERROR_MAX_N, type DataByName, REAL_WORKLOADS } from '../exec/workload-checks.ts';
 import { relativeDifference } from '../kernels/residual.ts';
@@ -67,16 +72,7 @@ export async function runClusterWorkload(name: string, o: ClusterRunOptions): Pr
   const distribution = parseDistribution(spec, mpi.size);
   const described =
     typeof spec === 'function' ? 'function' : spec === '2d' ? `2d:${squarestGrid(mpi.size).join('x')}` : spec;
-  const generator = WORKLOADS[name]!;
-  const instance = generator.instance({
-    tiles: o.tiles,
-    tileSize: o.tileSize,
-    precision: o.precision ?? 'double',
-    iterations: o.iterations,
-    dataSeed: o.dataSeed,
-    hints: o.hints,
-  });
-  const workload = `${name} ${instance.description}`;
+  const { generator, instance, workload } = realInstance(name, o);
   // Messages of this run never match the application's own (a communicator of their own).
   const comm = mpi.dup();
   const { Runtime } = await import('../exec/runtime.ts');

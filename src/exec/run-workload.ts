@@ -59,15 +59,11 @@ export interface RealRunResult {
 /** Names of the workloads that run for real. */
 export const REAL_WORKLOAD_NAMES: readonly string[] = Object.keys(REAL_WORKLOADS);
 
-/** Runs workload `name` for real; throws LocusError for a workload without kernels or bad sizes. */
-export async function runWorkload(name: string, o: RealRunOptions): Promise<RealRunResult> {
-  const real = Object.hasOwn(REAL_WORKLOADS, name) ? REAL_WORKLOADS[name] : undefined;
-  if (real === undefined) {
-    throw new LocusError(
-      'LOCUS_OPTION_CONFLICT',
-      `workload '${name}' does not run for real: use one of ${REAL_WORKLOAD_NAMES.join(', ')}, or simulate it`,
-    );
-  }
+/**
+ * The generator, validated instance and one-line description of workload `name` as a real run
+ * builds it from `o` (double precision unless asked; shared by the cluster runner).
+ */
+export function realInstance(name: string, o: RealRunOptions) {
   const generator = WORKLOADS[name]!;
   const instance = generator.instance({
     tiles: o.tiles,
@@ -77,7 +73,19 @@ export async function runWorkload(name: string, o: RealRunOptions): Promise<Real
     dataSeed: o.dataSeed,
     hints: o.hints,
   });
-  const workload = `${name} ${instance.description}`;
+  return { generator, instance, workload: `${name} ${instance.description}` };
+}
+
+/** Runs workload `name` for real; throws LocusError for a workload without kernels or bad sizes. */
+export async function runWorkload(name: string, o: RealRunOptions): Promise<RealRunResult> {
+  const real = Object.hasOwn(REAL_WORKLOADS, name) ? REAL_WORKLOADS[name] : undefined;
+  if (real === undefined) {
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      `workload '${name}' does not run for real: use one of ${REAL_WORKLOAD_NAMES.join(', ')}, or simulate it`,
+    );
+  }
+  const { generator, instance, workload } = realInstance(name, o);
   if (instance.dataBytes > REAL_MAX_BYTES) {
     throw new LocusError(
       'LOCUS_OPTION_INVALID',
