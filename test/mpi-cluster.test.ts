@@ -7,23 +7,19 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { addonPath, loadMpi } from '../src/cluster/index.ts';
+import { loadMpi } from '../src/cluster/index.ts';
 import { LocusError } from '../src/core/types.ts';
 import { Runtime } from '../src/exec/runtime.ts';
+import { mpiSkip } from './helpers/mpi.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const env = { ...process.env, LOCUS_PERFMODEL_DIR: mkdtempSync(join(tmpdir(), 'locus-models-')) };
-const hasMpirun = spawnSync('mpirun', ['--version'], { stdio: 'ignore' }).status === 0;
-const skip = !hasMpirun
-  ? 'mpirun is not installed (apt-get install openmpi-bin libopenmpi-dev)'
-  : !existsSync(addonPath())
-    ? `the MPI addon is not built (${addonPath()}): run 'node native/build.mjs'`
-    : false;
+const skip = mpiSkip;
 const MPIRUN_TIMEOUT_MS = 180_000;
 
 /** Runs `mpirun -np N node --import tsx <args>` from the repository root; never hangs. */

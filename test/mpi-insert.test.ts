@@ -7,18 +7,18 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { addonPath } from '../src/cluster/addon.ts';
 import { blockCyclic2d, cyclic1d, parseDistribution, squarestGrid } from '../src/cluster/distribution.ts';
 import { InsertionPlanner, type Transfer } from '../src/cluster/insert-plan.ts';
 import type { Codelet } from '../src/core/graph.ts';
 import { AccessMode, LocusError } from '../src/core/types.ts';
 import { WORKLOADS } from '../src/workloads/index.ts';
 import type { DataSpec, SubmitAccess, Submitter, TaskSpec } from '../src/workloads/submitter.ts';
+import { mpiSkip } from './helpers/mpi.ts';
 
 /** Feeds a workload to a planner and records every task's plan. */
 class PlanSubmitter implements Submitter {
@@ -206,12 +206,7 @@ describe('insertion planner', () => {
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const env = { ...process.env, LOCUS_PERFMODEL_DIR: mkdtempSync(join(tmpdir(), 'locus-models-')) };
-const hasMpirun = spawnSync('mpirun', ['--version'], { stdio: 'ignore' }).status === 0;
-const skip = !hasMpirun
-  ? 'mpirun is not installed (apt-get install openmpi-bin libopenmpi-dev)'
-  : !existsSync(addonPath())
-    ? `the MPI addon is not built (${addonPath()}): run 'node native/build.mjs'`
-    : false;
+const skip = mpiSkip;
 const RUN_TIMEOUT_MS = 240_000;
 const CLI = [
   '--import',

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { addonPath } from '../src/cluster/index.ts';
+import { mpiSkip } from './helpers/mpi.ts';
 import {
   createNetnsPair,
   ipv4Addresses,
@@ -30,12 +30,7 @@ import {
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const agent = fileURLToPath(new URL('./helpers/netns-agent.sh', import.meta.url));
-const hasMpirun = spawnSync('mpirun', ['--version'], { stdio: 'ignore' }).status === 0;
-const skip = !hasMpirun
-  ? 'mpirun is not installed (apt-get install openmpi-bin libopenmpi-dev)'
-  : !existsSync(addonPath())
-    ? `the MPI addon is not built (${addonPath()}): run 'node native/build.mjs'`
-    : netnsUnavailable();
+const skip = mpiSkip || netnsUnavailable();
 const MPIRUN_TIMEOUT_MS = 240_000;
 const RANKS = 4;
 const LOOPS = 5;
