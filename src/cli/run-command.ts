@@ -86,12 +86,6 @@ export interface RunOptions extends SimulationFlags {
   verboseRanks?: boolean;
   sched: string;
   eviction?: string;
-  /** false with --no-clean-first: victims in the eviction policy's order alone. */
-  cleanFirst?: boolean;
-  /** --min-clean: percent of a GPU's replicas kept clean by early write-backs. */
-  minClean?: number;
-  /** --target-clean: percent clean once those write-backs stop. */
-  targetClean?: number;
   seed: number;
   noise?: number;
   chargeScheduling?: boolean;

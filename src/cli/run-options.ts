@@ -6,7 +6,7 @@ import { type Command, Option } from 'commander';
 import { EVICTION_POLICIES } from '../evict/index.ts';
 import { SCHEDULERS } from '../sched/index.ts';
 import { WORKLOADS } from '../workloads/index.ts';
-import { durationValue, naturalInt, percentValue, positiveInt, seedValue, size } from './options.ts';
+import { durationValue, naturalInt, positiveInt, seedValue, size } from './options.ts';
 import type { RunOptions } from './run-command.ts';
 import { addSimulationOptions } from './sim-options.ts';
 import { noiseValue } from './sweep-command.ts';
@@ -62,17 +62,6 @@ export function registerRunCommand(cmd: Command): void {
     .option(
       '-e, --eviction <name>',
       `eviction policy (default lru): ${Object.keys(EVICTION_POLICIES).join(', ')}`,
-    )
-    .option('--no-clean-first', "evict in the policy's order alone, not clean (unmodified) replicas first")
-    .option(
-      '--min-clean <pct>',
-      "write modified data back early while fewer than pct% of a GPU's replicas are clean (StarPU_MINIMUM_CLEAN_BUFFERS; default 0: off)",
-      percentValue,
-    )
-    .option(
-      '--target-clean <pct>',
-      'with --min-clean: write back until pct% are clean (StarPU_TARGET_CLEAN_BUFFERS; default the minimum)',
-      percentValue,
     )
     .option(
       '--pipeline <n>',

@@ -1,10 +1,11 @@
 /**
  * Options shared by `locus run` and `locus sweep` that tune the simulated runtime (task
- * buffer, copy streams) and the schedulers (prefetch, DARTS variants).
+ * buffer, copy streams, clean-first eviction and StarPU's clean-buffer knobs) and the
+ * schedulers (prefetch, DARTS variants).
  */
 import type { Command } from 'commander';
 import type { SchedulerOptions } from '../sched/options.ts';
-import { naturalInt, positiveInt } from './options.ts';
+import { naturalInt, percentValue, positiveInt } from './options.ts';
 
 /** The shared options as commander parses them. */
 export interface SimulationFlags {
@@ -14,6 +15,12 @@ export interface SimulationFlags {
   dartsThreshold?: number;
   darts3inputs?: boolean;
   dartsOpti?: boolean;
+  /** false with --no-clean-first. */
+  cleanFirst?: boolean;
+  /** --min-clean: percent of each GPU's replicas kept clean by early write-backs. */
+  minClean?: number;
+  /** --target-clean: percent clean once those write-backs stop. */
+  targetClean?: number;
 }
 
 /** Registers the shared options on a command. */
@@ -33,7 +40,18 @@ export function addSimulationOptions(cmd: Command): Command {
     .option('--no-prefetch', 'dmdar/dmdas: do not prefetch at assignment')
     .option('--darts-threshold <n>', 'darts: examine at most n candidate data per decision', positiveInt)
     .option('--darts-3inputs', 'darts: break ties by the tasks one datum away from free')
-    .option('--darts-opti', 'darts: pick the datum with the least transfer time per compute time freed');
+    .option('--darts-opti', 'darts: pick the datum with the least transfer time per compute time freed')
+    .option('--no-clean-first', "evict in the policy's order alone, not clean (unmodified) replicas first")
+    .option(
+      '--min-clean <pct>',
+      "write modified data back early while fewer than pct% of a GPU's replicas are clean (StarPU_MINIMUM_CLEAN_BUFFERS; default 0: off)",
+      percentValue,
+    )
+    .option(
+      '--target-clean <pct>',
+      'with --min-clean: write back until pct% are clean (StarPU_TARGET_CLEAN_BUFFERS; default the minimum)',
+      percentValue,
+    );
 }
 
 /** The scheduler options the flags ask for (only those given). */

@@ -52,6 +52,8 @@ export interface SweepOptions extends SimulationFlags {
   inner?: number;
   precision?: string;
   keepOutputs?: boolean;
+  /** false with --no-hints. */
+  hints?: boolean;
   pipeline?: number;
   json?: boolean;
   progress: boolean;
@@ -124,6 +126,7 @@ export function registerSweepCommand(program: Command): void {
     .option('--inner <n>', 'inner dimension of matmul2d blocks', positiveInt)
     .addOption(new Option('--precision <p>', 'element precision').choices(['single', 'double']))
     .option('--keep-outputs', "write matmul2d's C blocks back instead of discarding them")
+    .option('--no-hints', "no wontUse hints (cholesky's finished tiles, matmul2d's kept C blocks)")
     .option('--pipeline <n>', 'tasks a GPU worker holds ahead (default 2)', positiveInt)
     .option('--json', 'print the runs as a JSON array instead of the summary table')
     .option('--no-plots', 'write the CSVs only')
@@ -164,6 +167,7 @@ export function sweepFromOptions(o: SweepOptions): { spec: SweepSpec; title: str
   if (o.inner !== undefined) params.inner = o.inner;
   if (o.precision !== undefined) params.precision = o.precision as 'single' | 'double';
   if (o.keepOutputs) params.keepOutputs = true;
+  if (o.hints === false) params.hints = false;
   const workload = fig?.sweep.workload ?? o.workload!;
   const spec: SweepSpec = {
     ...base,
@@ -183,6 +187,9 @@ export function sweepFromOptions(o: SweepOptions): { spec: SweepSpec; title: str
     gpuPipeline: o.pipeline ?? base.gpuPipeline,
     gpuLookahead: o.lookahead ?? base.gpuLookahead,
     streams: o.streams ?? base.streams,
+    cleanFirst: o.cleanFirst === false ? false : base.cleanFirst,
+    minClean: o.minClean ?? base.minClean,
+    targetClean: o.targetClean ?? base.targetClean,
     schedulerOptions: { ...base.schedulerOptions, ...schedulerOptionsFrom(o) },
   };
   // A preset's gpus option does not apply to a platform file: keep only what was asked.

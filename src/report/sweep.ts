@@ -56,6 +56,12 @@ export interface SweepSpec {
   gpuLookahead?: number;
   /** Copies in flight at once per pair of nodes (default: simulate()'s). */
   streams?: number;
+  /** Evict clean replicas first (EngineOptions.cleanFirst; default true). */
+  cleanFirst?: boolean;
+  /** StarPU's minimum clean share, percent (EngineOptions.minClean; default 0: off). */
+  minClean?: number;
+  /** StarPU's target clean share, percent (EngineOptions.targetClean; default minClean). */
+  targetClean?: number;
 }
 
 /** One simulated run. */
@@ -209,6 +215,9 @@ export interface ResolvedSweep {
   gpuPipeline?: number;
   gpuLookahead?: number;
   streams?: number;
+  cleanFirst?: boolean;
+  minClean?: number;
+  targetClean?: number;
 }
 
 /** A finished sweep. */
@@ -292,6 +301,9 @@ export function resolveSweep(spec: SweepSpec): { spec: ResolvedSweep; platform: 
       gpuPipeline: spec.gpuPipeline,
       gpuLookahead: spec.gpuLookahead,
       streams: spec.streams,
+      cleanFirst: spec.cleanFirst,
+      minClean: spec.minClean,
+      targetClean: spec.targetClean,
     },
     platform,
   };
@@ -317,6 +329,9 @@ function warmUp(s: ResolvedSweep, platform: Platform): void {
       gpuPipeline: s.gpuPipeline,
       gpuLookahead: s.gpuLookahead,
       streams: s.streams,
+      cleanFirst: s.cleanFirst,
+      minClean: s.minClean,
+      targetClean: s.targetClean,
     });
   }
 }
@@ -437,6 +452,9 @@ function* sweepSteps(spec: SweepSpec, o: SweepRunOptions): Generator<number, Swe
           gpuPipeline: s.gpuPipeline,
           gpuLookahead: s.gpuLookahead,
           streams: s.streams,
+          cleanFirst: s.cleanFirst,
+          minClean: s.minClean,
+          targetClean: s.targetClean,
           workload: wl.summary,
         });
         const row: SweepRow = {
