@@ -691,4 +691,19 @@ describe('interrupted sweeps', () => {
     assert.equal(r.err.trim().split('\n').length, 1);
     assert.equal(readRunsCsv(join(dir, 'runs.csv')).length, 1, 'the kept runs are still there');
   });
+
+  test("locus sweep --resume refuses other settings than the interrupted sweep's, in one line", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'locus-resume-'));
+    const args = ['sweep', '-w', 'cholesky', '--sizes', '4', '--out', dir, '--no-plots'];
+    assert.equal(locus(...args, '--no-clean-first').code, 0);
+    const r = locus(...args, '--min-clean', '5', '--resume');
+    assert.equal(r.code, 2, r.err);
+    assert.match(
+      r.err,
+      /^locus: the interrupted sweep ran with other settings \(cleanFirst: false, now default; minClean: default, now 5\)/,
+    );
+    assert.equal(r.err.trim().split('\n').length, 1);
+    assert.equal(readRunsCsv(join(dir, 'runs.csv')).length, 1, 'the kept runs are still there');
+    assert.equal(locus(...args, '--no-clean-first', '--resume').code, 0, 'the same settings resume');
+  });
 });

@@ -22,7 +22,7 @@ import {
   type SweepResult,
   type SweepSpec,
 } from '../report/sweep.ts';
-import { RunsCsvWriter, readRunsCsv } from '../report/sweep-files.ts';
+import { checkAndWriteSettings, RunsCsvWriter, readRunsCsv, sweepSettings } from '../report/sweep-files.ts';
 import { SCHEDULERS } from '../sched/index.ts';
 import { WORKLOADS } from '../workloads/index.ts';
 import { table } from './format.ts';
@@ -294,10 +294,11 @@ function makeOutputFolder(out: string): void {
 export async function sweepCommand(o: SweepOptions): Promise<void> {
   if (o.figure === SEED003_FIGURE) return seed003Command(o);
   const { spec, title, out } = sweepFromOptions(o);
-  resolveSweep(spec); // bad input fails before the output folder is created
+  const resolved = resolveSweep(spec).spec; // bad input fails before the output folder is created
   makeOutputFolder(out);
   const runsFile = join(out, 'runs.csv');
   const done = o.resume ? readRunsCsv(runsFile) : [];
+  checkAndWriteSettings(join(out, 'settings.json'), sweepSettings(resolved), o.resume === true);
   const writer = new RunsCsvWriter(runsFile, done);
   let finished = done.length;
   const bar =

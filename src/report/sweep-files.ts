@@ -1,11 +1,13 @@
 /**
  * runs.csv as a sweep's journal: rows are appended as runs end, so an interrupted sweep keeps
- * the runs it finished, and read back to resume it (`locus sweep --resume`).
+ * the runs it finished, and read back to resume it (`locus sweep --resume`); settings.json
+ * beside it holds the options that shape every run but are not columns of runs.csv, so that a
+ * resumed sweep cannot mix runs made with other options.
  */
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { LocusError } from '../core/types.ts';
 import { csvField, parseCsv, toCsv } from './csv.ts';
-import { RUN_COLUMNS, type SweepRow } from './sweep.ts';
+import { type ResolvedSweep, RUN_COLUMNS, type SweepRow } from './sweep.ts';
 
 /** The columns of runs.csv that hold text; every other one holds a number. */
 const TEXT_COLUMNS = new Set<keyof SweepRow>(['workload', 'platform', 'policy', 'scheduler', 'eviction']);
@@ -97,5 +99,77 @@ export class RunsCsvWriter {
     if (this.fd < 0) return;
     closeSync(this.fd);
     this.fd = -1;
+  }
+}
+
+/**
+ * The settings of a sweep that change its runs and that runs.csv has no column for (workload
+ * parameters, noise, scheduler and memory options, pipeline, ...): undefined entries dropped,
+ * so that the object compares equal across JSON round trips.
+ */
+export function sweepSettings(s: ResolvedSweep): Record<string, unknown> {
+  const settings = {
+    params: s.params,
+    noise: s.noise,
+    chargeScheduling: s.chargeScheduling,
+    schedulerOptions: s.schedulerOptions,
+    priorities: s.priorities,
+    cpus: s.cpus,
+    gpus: s.gpus,
+    gpuPipeline: s.gpuPipeline,
+    gpuLookahead: s.gpuLookahead,
+    streams: s.streams,
+    cleanFirst: s.cleanFirst,
+    minClean: s.minClean,
+    targetClean: s.targetClean,
+  };
+  return JSON.parse(JSON.stringify(settings)) as Record<string, unknown>;
+}
+
+/** Stable text of a JSON value (object keys sorted), for comparisons. */
+function stable(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(stable).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${stable(o[k])}`)
+    .join(',')}}`;
+}
+
+/**
+ * On --resume, checks `settings` against the settings.json of the interrupted sweep (none: a
+ * sweep of an older version, accepted); a difference is a one-line LocusError naming the
+ * settings that differ. Then (re)writes the file with `settings`.
+ */
+export function checkAndWriteSettings(
+  file: string,
+  settings: Record<string, unknown>,
+  resume: boolean,
+): void {
+  if (resume && existsSync(file)) {
+    let old: Record<string, unknown>;
+    try {
+      old = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    } catch (e) {
+      throw new LocusError(
+        'LOCUS_FILE_INVALID',
+        `cannot read ${file}: ${(e as Error).message}; move it away to resume without the check`,
+      );
+    }
+    const keys = [...new Set([...Object.keys(old), ...Object.keys(settings)])].sort();
+    const differ = keys.filter((k) => stable(old[k]) !== stable(settings[k]));
+    if (differ.length > 0) {
+      const show = (v: unknown) => (v === undefined ? 'default' : stable(v));
+      throw new LocusError(
+        'LOCUS_OPTION_CONFLICT',
+        `the interrupted sweep ran with other settings (${differ.map((k) => `${k}: ${show(old[k])}, now ${show(settings[k])}`).join('; ')}): resume with its options, or write to another output folder`,
+      );
+    }
+  }
+  try {
+    writeFileSync(file, `${JSON.stringify(settings, null, 2)}\n`);
+  } catch (e) {
+    throw new LocusError('LOCUS_FILE_WRITE_FAILED', `cannot write ${file}: ${(e as Error).message}`);
   }
 }
