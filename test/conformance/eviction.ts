@@ -366,7 +366,7 @@ export function runEvictionConformance(o: EvictionConformance): void {
         label(c),
         fc.tuple(specArb, runParamsArb, fc.integer({ min: 1, max: 2 }), fc.boolean()),
         ([spec, run, gpus, p2p]) => {
-          const built = graphOf(spec);
+          const built = graphOf(spec, run.hintEvery);
           const platform = testPlatform({
             gpus,
             gpuCapacity: built.maxFootprint,

@@ -154,6 +154,10 @@ export interface ConformanceRun {
   gpuLookahead?: number;
   /** Evict clean replicas first (default true). */
   cleanFirst?: boolean;
+  /** StarPU's minimum clean share, percent (default 0: off); targetClean = min(100, it + targetExtra). */
+  minClean?: number;
+  /** Percent points of targetClean above minClean. */
+  targetExtra?: number;
   coherence?: CoherenceOptions;
   flushAtEnd?: boolean;
   /** Submit progressively, at most this many tasks submitted and not ended (default: all at once). */
@@ -178,6 +182,8 @@ export function oracleRun(label: string, graph: TaskGraph, platform: Platform, o
     cpuPipeline: o.cpuPipeline,
     gpuLookahead: o.gpuLookahead,
     cleanFirst: o.cleanFirst,
+    minClean: o.minClean,
+    targetClean: o.minClean === undefined ? undefined : Math.min(100, o.minClean + (o.targetExtra ?? 0)),
     coherence: o.coherence,
     flushAtEnd: o.flushAtEnd,
     submitWindow: o.submitWindow,
@@ -206,4 +212,9 @@ export const runParamsArb = fc.record({
   cpuPipeline: fc.integer({ min: 1, max: 2 }),
   gpuLookahead: fc.integer({ min: 0, max: 3 }),
   cleanFirst: fc.boolean(),
+  // StarPU's clean-buffer knobs: off most of the time, sometimes on, sometimes everything clean.
+  minClean: fc.constantFrom(0, 0, 25, 100),
+  targetExtra: fc.integer({ min: 0, max: 50 }),
+  // wontUse hints on the first datum of every k-th task (0: none); see buildGraph.
+  hintEvery: fc.constantFrom(0, 0, 1, 3),
 });

@@ -84,7 +84,7 @@ export function runSchedulerConformance(o: SchedulerConformance): void {
         label(c),
         fc.tuple(specArb, machineArb, runParamsArb, fc.constantFrom(...evictions)),
         ([spec, m, run, eviction]) => {
-          const built = graphOf(spec);
+          const built = graphOf(spec, run.hintEvery);
           oracleRun(label(c), built.g, machinePlatform(m, built), {
             ...run,
             scheduler: o.create(),
@@ -101,7 +101,7 @@ export function runSchedulerConformance(o: SchedulerConformance): void {
         label(c),
         fc.tuple(specArb, machineArb, runParamsArb),
         ([spec, m, run]) => {
-          const built = graphOf(spec);
+          const built = graphOf(spec, run.hintEvery);
           const platform = machinePlatform(m, built);
           const a = oracleRun(label(c), built.g, platform, { ...run, scheduler: o.create() });
           const b = oracleRun(label(c), built.g, platform, { ...run, scheduler: o.create() });
@@ -122,7 +122,7 @@ export function runSchedulerConformance(o: SchedulerConformance): void {
         label(c),
         fc.tuple(specArb, machineArb, runParamsArb),
         ([spec, m, run]) => {
-          const built = graphOf(spec);
+          const built = graphOf(spec, run.hintEvery);
           const platform = machinePlatform({ ...m, cpus: Math.max(1, m.cpus) }, built);
           const r = oracleRun(label(c), built.g, platform, { ...run, scheduler: o.create() });
           for (let t = 0; t < built.g.taskCount; t++) {
@@ -142,7 +142,7 @@ export function runSchedulerConformance(o: SchedulerConformance): void {
         label(c),
         fc.tuple(specArb, runParamsArb, fc.integer({ min: 1, max: 3 })),
         ([spec, run, extra]) => {
-          const built = graphOf(spec);
+          const built = graphOf(spec, run.hintEvery);
           const small = Math.floor(built.maxFootprint / 2);
           const platform = testPlatform({
             gpus: 2,
@@ -174,7 +174,7 @@ export function runSchedulerConformance(o: SchedulerConformance): void {
         label(c),
         fc.tuple(specArb, runParamsArb),
         ([spec, run]) => {
-          const built = graphOf(spec);
+          const built = graphOf(spec, run.hintEvery);
           const platform = testPlatform({
             gpus: 1,
             gpuCapacity: built.maxFootprint,
