@@ -7,7 +7,7 @@
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { LocusError } from '../core/types.ts';
 import { csvField, parseCsv, toCsv } from './csv.ts';
-import { type ResolvedSweep, RUN_COLUMNS, type SweepRow } from './sweep.ts';
+import { type ResolvedSweep, RUN_COLUMNS, runSettings, type SweepRow } from './sweep.ts';
 
 /** The columns of runs.csv that hold text; every other one holds a number. */
 const TEXT_COLUMNS = new Set<keyof SweepRow>(['workload', 'platform', 'policy', 'scheduler', 'eviction']);
@@ -112,16 +112,10 @@ export function sweepSettings(s: ResolvedSweep): Record<string, unknown> {
     params: s.params,
     noise: s.noise,
     chargeScheduling: s.chargeScheduling,
-    schedulerOptions: s.schedulerOptions,
     priorities: s.priorities,
     cpus: s.cpus,
     gpus: s.gpus,
-    gpuPipeline: s.gpuPipeline,
-    gpuLookahead: s.gpuLookahead,
-    streams: s.streams,
-    cleanFirst: s.cleanFirst,
-    minClean: s.minClean,
-    targetClean: s.targetClean,
+    ...runSettings(s),
   };
   return JSON.parse(JSON.stringify(settings)) as Record<string, unknown>;
 }

@@ -309,6 +309,19 @@ export function resolveSweep(spec: SweepSpec): { spec: ResolvedSweep; platform: 
   };
 }
 
+/** The options of a sweep that every one of its simulations gets as they are. */
+export function runSettings(s: ResolvedSweep) {
+  return {
+    schedulerOptions: s.schedulerOptions,
+    gpuPipeline: s.gpuPipeline,
+    gpuLookahead: s.gpuLookahead,
+    streams: s.streams,
+    cleanFirst: s.cleanFirst,
+    minClean: s.minClean,
+    targetClean: s.targetClean,
+  };
+}
+
 /**
  * With scheduling cost charged, runs every policy once on the smallest size first, unrecorded:
  * the first calls of a JavaScript function run before the JIT compiles it, many times slower,
@@ -322,16 +335,10 @@ function warmUp(s: ResolvedSweep, platform: Platform): void {
       graph: wl.graph,
       platform,
       scheduler: policy.scheduler,
-      schedulerOptions: s.schedulerOptions,
       eviction: policy.eviction,
       seed: s.seed,
       chargeScheduling: true,
-      gpuPipeline: s.gpuPipeline,
-      gpuLookahead: s.gpuLookahead,
-      streams: s.streams,
-      cleanFirst: s.cleanFirst,
-      minClean: s.minClean,
-      targetClean: s.targetClean,
+      ...runSettings(s),
     });
   }
 }
@@ -444,17 +451,11 @@ function* sweepSteps(spec: SweepSpec, o: SweepRunOptions): Generator<number, Swe
           graph: g,
           platform,
           scheduler: policy.scheduler,
-          schedulerOptions: s.schedulerOptions,
           eviction: policy.eviction,
           seed,
           noise: s.noise,
           chargeScheduling: s.chargeScheduling,
-          gpuPipeline: s.gpuPipeline,
-          gpuLookahead: s.gpuLookahead,
-          streams: s.streams,
-          cleanFirst: s.cleanFirst,
-          minClean: s.minClean,
-          targetClean: s.targetClean,
+          ...runSettings(s),
           workload: wl.summary,
         });
         const row: SweepRow = {
