@@ -242,6 +242,29 @@ const codeletEntry = z.unknown().transform((v, ctx): number | z.output<typeof fo
   return z.NEVER;
 });
 
+/**
+ * A cluster's `nodes`: a count or a list of names, dispatched on the value's shape (not a zod
+ * union) so that the error says what is expected.
+ */
+const clusterNodes = z.unknown().transform((v, ctx): number | string[] => {
+  const max = PLATFORM_LIMITS.clusterNodes;
+  const bad = (message: string) => {
+    ctx.issues.push({ code: 'custom', message, input: v });
+    return z.NEVER;
+  };
+  if (Array.isArray(v)) {
+    if (v.length === 0) return bad('needs at least 1 node name');
+    if (v.length > max) return bad(`has ${v.length} nodes, more than ${max} (the limit)`);
+    const i = v.findIndex((x) => typeof x !== 'string' || x.length === 0);
+    if (i >= 0) return bad(`entry ${i} is ${JSON.stringify(v[i])}, not a node name (a non-empty string)`);
+    return v as string[];
+  }
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= max) return v;
+  return bad(
+    `${v === undefined ? 'missing' : `${JSON.stringify(v)} is not a node count`}; give a count from 1 to ${max} (e.g. 4) or a list of node names (["n0", "n1"])`,
+  );
+});
+
 /** The zod schema of a platform file; unknown fields are errors (they are usually typos). */
 export const platformFileSchema = z.strictObject({
   name: name.optional(),
@@ -291,10 +314,7 @@ export const platformFileSchema = z.strictObject({
   staticPower: power.optional(),
   cluster: z
     .strictObject({
-      nodes: z.union([
-        z.int().min(1).max(PLATFORM_LIMITS.clusterNodes),
-        z.array(name).min(1).max(PLATFORM_LIMITS.clusterNodes),
-      ]),
+      nodes: clusterNodes,
       network: z.strictObject({ nicBandwidth: bandwidth, latency, switchBandwidth: bandwidth.optional() }),
     })
     .optional(),
