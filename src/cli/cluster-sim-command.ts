@@ -5,6 +5,7 @@
  * the totals, the GFlop/s and the makespan (or the JSON report with --json).
  */
 import { writeFileSync } from 'node:fs';
+import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { formatBandwidth, formatBytes, formatDuration } from '../platform/units.ts';
@@ -66,7 +67,16 @@ export function clusterSimCommand(o: RunOptions): void {
       '--cluster sim needs --platform: the ac-cluster preset or a platform file with a "cluster" field',
     );
   }
-  const platform = resolvePlatform(o.platform, { gpus: o.gpus, cpus: o.cpus, gpuMem: o.gpuMem });
+  const resolved = resolvePlatform(o.platform, { gpus: o.gpus, cpus: o.cpus, gpuMem: o.gpuMem });
+  const network = clusterOf(resolved);
+  const platform: Platform = {
+    ...resolved,
+    cluster: {
+      ...network,
+      nicBandwidth: o.nicBandwidth ?? network.nicBandwidth,
+      latency: o.networkLatency ?? network.latency,
+    },
+  };
   const nodes = clusterOf(platform, o.nodes).nodes.length;
   const instance = generator.instance({
     tiles: o.tiles,
@@ -105,6 +115,9 @@ export function clusterSimCommand(o: RunOptions): void {
     eviction: policy.eviction ?? o.eviction ?? 'lru',
     seed: o.seed,
     noise: o.noise,
+    gpuPipeline: o.pipeline,
+    gpuLookahead: o.lookahead,
+    streams: o.streams,
     workload: `${o.workload} ${instance.description}`,
     trace: o.trace !== undefined,
   });

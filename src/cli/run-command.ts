@@ -83,6 +83,10 @@ export interface RunOptions extends SimulationFlags {
   cluster?: string;
   /** --cluster sim: nodes used (the first N of the platform's cluster). */
   nodes?: number;
+  /** --cluster sim: NIC bandwidth replacing the platform's (bytes/s). */
+  nicBandwidth?: number;
+  /** --cluster sim: network latency replacing the platform's (seconds). */
+  networkLatency?: number;
   /** --cluster: the data distribution (2d, 2d:PxQ, 1d). */
   distribution?: string;
   /** --cluster: every rank prints its report. */
@@ -141,8 +145,14 @@ export function runCommand(o: RunOptions): void {
       'LOCUS_OPTION_CONFLICT',
       `--cluster ${o.cluster}: a simulation takes --cluster sim (a simulated cluster); --cluster mpi applies to --mode real (run it under mpirun)`,
     );
-  if (o.nodes !== undefined)
-    throw new LocusError('LOCUS_OPTION_CONFLICT', '--nodes applies to --cluster sim (a simulated cluster)');
+  for (const [given, flag] of [
+    [o.nodes, '--nodes'],
+    [o.nicBandwidth, '--nic-bandwidth'],
+    [o.networkLatency, '--network-latency'],
+  ] as const) {
+    if (given !== undefined)
+      throw new LocusError('LOCUS_OPTION_CONFLICT', `${flag} applies to --cluster sim (a simulated cluster)`);
+  }
   if (o.calibrate)
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',

@@ -6,7 +6,15 @@ import { type Command, Option } from 'commander';
 import { EVICTION_POLICIES } from '../evict/index.ts';
 import { SCHEDULERS } from '../sched/index.ts';
 import { WORKLOADS } from '../workloads/index.ts';
-import { durationValue, naturalInt, percentValue, positiveInt, seedValue, size } from './options.ts';
+import {
+  bandwidthValue,
+  durationValue,
+  naturalInt,
+  percentValue,
+  positiveInt,
+  seedValue,
+  size,
+} from './options.ts';
 import type { RunOptions } from './run-command.ts';
 import { addSimulationOptions } from './sim-options.ts';
 import { noiseValue } from './sweep-command.ts';
@@ -124,6 +132,16 @@ export function registerRunCommand(cmd: Command): void {
       'sim: simulate a cluster platform (ac-cluster or a file with "cluster"); real: run distributed over MPI under mpirun (mpi), rank 0 prints the report',
     )
     .option('--nodes <n>', 'cluster sim: nodes used, the first n of the platform (default all)', positiveInt)
+    .option(
+      '--nic-bandwidth <bw>',
+      "cluster sim: every node's NIC bandwidth instead of the platform's (e.g. 6.4GB/s)",
+      bandwidthValue,
+    )
+    .option(
+      '--network-latency <duration>',
+      "cluster sim: the network's latency instead of the platform's (e.g. 5us)",
+      durationValue,
+    )
     .option(
       '--distribution <spec>',
       'cluster: data to ranks: 2d (squarest grid), 2d:PxQ or 1d (default 2d; jacobi 1d)',

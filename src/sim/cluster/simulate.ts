@@ -50,6 +50,12 @@ export interface ClusterSimOptions {
   seed?: number;
   /** Relative spread of task durations (default 0). */
   noise?: number;
+  /** Tasks a GPU worker holds at once (default 2, as for one machine). */
+  gpuPipeline?: number;
+  /** Tasks a GPU worker pops ahead of its pipeline, inputs prefetched (default 4). */
+  gpuLookahead?: number;
+  /** Copies in flight at once per pair of memory nodes inside a node (default 1). */
+  streams?: number;
   /** Workload label for the report. */
   workload?: string;
   /** Record a Chrome trace of every node and of the messages. */
@@ -241,6 +247,9 @@ function node(o: ClusterSimOptions, machine: Platform, graph: TaskGraph, seed: n
     model: new PlatformModel(machine, graph),
     seed: seed + r,
     noise: o.noise,
+    gpuPipeline: o.gpuPipeline,
+    gpuLookahead: o.gpuLookahead,
+    streams: o.streams,
   });
   const stats = new RunStats(sim.engine);
   sim.engine.observe(stats);
