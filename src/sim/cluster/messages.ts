@@ -50,6 +50,8 @@ export class MessageNetwork {
   private readonly starts = new EventHeap();
   private readonly flows: Network;
   private readonly done: number[] = [];
+  /** Messages waiting out their latency: bytes, sender, receiver. */
+  private readonly pending = new Map<number, [bytes: number, from: number, to: number]>();
   private inFlight = 0;
 
   /** The network of the first `nodes` nodes of `cluster`. */
@@ -71,8 +73,6 @@ export class MessageNetwork {
     this.starts.push(now + this.cluster.latency, 0, id);
     this.pending.set(id, [bytes, from, to]);
   }
-
-  private readonly pending = new Map<number, [bytes: number, from: number, to: number]>();
 
   /** Time of the next event (a message starting to flow or delivered), Infinity when none. */
   nextTime(): number {

@@ -168,16 +168,11 @@ export function simulateCluster(o: ClusterSimOptions): ClusterSimResult {
   const messages = builder.messages;
   const seed = o.seed ?? 1;
   const { cluster: _, ...machine } = o.platform;
-  const nodes: NodeSim[] = builder.graphs.map((graph, r) => node(o, machine, graph, seed, r));
   // Per message: when its SEND and RECV were acquired (-1: not yet), when it was posted and delivered.
   const sendReady = new Float64Array(messages.length).fill(-1);
   const recvReady = new Float64Array(messages.length).fill(-1);
   const posted = new Float64Array(messages.length).fill(-1);
   const delivered = new Float64Array(messages.length).fill(-1);
-  messages.forEach((m, i) => {
-    nodes[m.from]!.messageOf.set(m.sendTask, i);
-    nodes[m.to]!.messageOf.set(m.recvTask, i);
-  });
   const net = new MessageNetwork(cluster, n);
   const acquired = (r: number, task: number): void => {
     const i = nodes[r]!.messageOf.get(task)!;
@@ -190,8 +185,12 @@ export function simulateCluster(o: ClusterSimOptions): ClusterSimResult {
       net.post(i, m.bytes, m.from, m.to, now);
     }
   };
-  nodes.forEach((s, r) => {
-    s.driver = new Driver(s.sim.engine, s.sim.backend, { hooks: { acquired: (t) => acquired(r, t) } });
+  const nodes: NodeSim[] = builder.graphs.map((graph, r) =>
+    node(o, machine, graph, seed, r, (task) => acquired(r, task)),
+  );
+  messages.forEach((m, i) => {
+    nodes[m.from]!.messageOf.set(m.sendTask, i);
+    nodes[m.to]!.messageOf.set(m.recvTask, i);
   });
   for (const s of nodes) {
     s.sim.engine.start(0);
@@ -237,8 +236,18 @@ export function simulateCluster(o: ClusterSimOptions): ClusterSimResult {
   return finish(o, cluster, described, builder, nodes, { delivered, posted }, seed, t0);
 }
 
-/** Builds node `r`'s simulator on the machine, with statistics and, if asked, a trace. */
-function node(o: ClusterSimOptions, machine: Platform, graph: TaskGraph, seed: number, r: number): NodeSim {
+/**
+ * Builds node `r`'s simulator on the machine, with statistics, a trace if asked, and the driver
+ * that tells `acquired` when a SEND or RECV of the node holds its datum.
+ */
+function node(
+  o: ClusterSimOptions,
+  machine: Platform,
+  graph: TaskGraph,
+  seed: number,
+  r: number,
+  acquired: (task: number) => void,
+): NodeSim {
   const sim = new Simulator({
     graph,
     platform: machine,
@@ -255,7 +264,8 @@ function node(o: ClusterSimOptions, machine: Platform, graph: TaskGraph, seed: n
   sim.engine.observe(stats);
   const trace = o.trace ? new ChromeTrace(sim.engine) : undefined;
   if (trace) sim.engine.observe(trace);
-  return { sim, driver: undefined as unknown as Driver, stats, trace, messageOf: new Map() };
+  const driver = new Driver(sim.engine, sim.backend, { hooks: { acquired } });
+  return { sim, driver, stats, trace, messageOf: new Map() };
 }
 
 /** The report (and trace) of a finished run. */
