@@ -429,6 +429,14 @@ describe('simulated cluster: command line', () => {
       [['run', '--cluster', 'nope', '-w', 'lu'], '--cluster nope: a simulation takes --cluster sim'],
       [['run', '--nodes', '2', '-w', 'lu'], '--nodes applies to --cluster sim'],
       [['run', '--cluster', 'sim', '-w', 'lu'], '--cluster sim needs --platform'],
+      [
+        ['run', '--cluster', 'sim', '--platform', 'ac-cluster', '--nodes', '2', '-w', 'lu', '-n', '64'],
+        'node ac0 of 2: the data it owns and the copies it receives (10.54 GiB) do not fit in host memory ram',
+      ],
+      [
+        ['run', '--cluster', 'sim', '--platform', 'ac-cluster', '-w', 'lu', '--nic-bandwidth', 'fast'],
+        "'fast' is not a bandwidth",
+      ],
     ] as const) {
       const r = locus(...args);
       assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);

@@ -192,10 +192,18 @@ export function simulateCluster(o: ClusterSimOptions): ClusterSimResult {
     nodes[m.from]!.messageOf.set(m.sendTask, i);
     nodes[m.to]!.messageOf.set(m.recvTask, i);
   });
-  for (const s of nodes) {
-    s.sim.engine.start(0);
+  nodes.forEach((s, r) => {
+    try {
+      s.sim.engine.start(0);
+    } catch (e) {
+      if (!(e instanceof LocusError && e.code === 'LOCUS_HOST_MEMORY_TOO_SMALL')) throw e;
+      throw new LocusError(
+        e.code,
+        `node ${cluster.nodes[r]} of ${n}: ${e.message.replace(/^the data/, 'the data it owns and the copies it receives')}, or more nodes`,
+      );
+    }
     s.driver.execute();
-  }
+  });
   for (;;) {
     let best = net.nextTime();
     let who = -1;
