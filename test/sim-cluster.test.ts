@@ -181,6 +181,24 @@ describe('simulated cluster: one node is the single machine', () => {
   }
 });
 
+describe('simulated cluster: bottom-level priorities', () => {
+  test('one node: the single machine with the same priorities; several: every task gets its global bottom level', () => {
+    const params = { tiles: 6, tileSize: 960 };
+    const { cluster: _, ...machine } = resolvePlatform('ac-cluster');
+    const gs = new GraphSubmitter();
+    WORKLOADS.lu!.submit(gs, WORKLOADS.lu!.instance(params));
+    gs.graph.setBottomLevelPriorities();
+    const single = simulate({ graph: gs.graph, platform: machine, scheduler: 'dmdas' }).report;
+    const one = runWorkload('lu', params, 1, { priorities: 'bottom-level' }).report;
+    assert.equal(one.makespanS, single.makespanS);
+    const plain = runWorkload('lu', params, 1).report;
+    assert.notEqual(plain.makespanS, single.makespanS);
+    // On 4 nodes the messages are the same with or without priorities.
+    const four = runWorkload('lu', params, 4, { priorities: 'bottom-level' }).report;
+    assert.equal(four.messages, runWorkload('lu', params, 4).report.messages);
+  });
+});
+
 describe('simulated cluster: the network', () => {
   test('a message on an idle network takes latency + bytes / NIC bandwidth', () => {
     const platform = compilePlatform(cpuCluster({ nicBandwidth: '1GB/s', latency: '10us' }), 'tiny.json');

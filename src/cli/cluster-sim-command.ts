@@ -43,8 +43,11 @@ export function clusterSimCommand(o: RunOptions): void {
       );
     }
   }
-  if (o.priorities !== 'none') {
-    throw new LocusError('LOCUS_OPTION_CONFLICT', '--priorities does not apply to --cluster sim yet');
+  if (o.priorities !== 'none' && o.priorities !== 'bottom-level') {
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `--priorities must be none or bottom-level (got '${o.priorities}')`,
+    );
   }
   checkWorkloadOptions(o);
   const generator = Object.hasOwn(WORKLOADS, o.workload) ? WORKLOADS[o.workload] : undefined;
@@ -115,6 +118,7 @@ export function clusterSimCommand(o: RunOptions): void {
     eviction: policy.eviction ?? o.eviction ?? 'lru',
     seed: o.seed,
     noise: o.noise,
+    priorities: o.priorities,
     gpuPipeline: o.pipeline,
     gpuLookahead: o.lookahead,
     streams: o.streams,

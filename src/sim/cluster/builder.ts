@@ -70,10 +70,17 @@ export class ClusterGraphBuilder implements Submitter {
   /** Flops of the tasks each node runs. */
   readonly flops: number[];
 
-  /** A builder for `nodes` nodes whose data `distribution` places. */
+  /** Tasks submitted so far (the index into `priorities`). */
+  private submitted = 0;
+
+  /**
+   * A builder for `nodes` nodes whose data `distribution` places; with `priorities`, the k-th
+   * task submitted gets priorities[k] (the whole graph's bottom levels, say) instead of its own.
+   */
   constructor(
     readonly nodes: number,
     distribution: Distribution,
+    private readonly priorities?: ArrayLike<number>,
   ) {
     this.planner = new InsertionPlanner(nodes, distribution);
     this.graphs = Array.from({ length: nodes }, () => new TaskGraph());
@@ -138,7 +145,9 @@ export class ClusterGraphBuilder implements Submitter {
     const mapped = accesses.map(([h, m]) => [this.handleOn(r, h), m] as const);
     const g = this.graphs[r]!;
     const before = g.taskCount;
-    g.submit(this.codelets[r]![codelet]!, mapped, task);
+    const k = this.submitted++;
+    const options = this.priorities ? { ...task, priority: this.priorities[k]! } : task;
+    g.submit(this.codelets[r]![codelet]!, mapped, options);
     this.flops[r]! += g.taskFlops.data[before]!;
   }
 

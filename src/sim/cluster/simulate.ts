@@ -22,6 +22,7 @@ import { createScheduler, type SchedulerOptions } from '../../sched/index.ts';
 import { ChromeTrace } from '../../trace/chrome.ts';
 import { buildReport, type RunReport } from '../../trace/report.ts';
 import { RunStats } from '../../trace/stats.ts';
+import { GraphSubmitter } from '../../workloads/graph-submitter.ts';
 import type { Submitter } from '../../workloads/submitter.ts';
 import { Simulator } from '../simulator.ts';
 import { ClusterGraphBuilder, type Message } from './builder.ts';
@@ -48,6 +49,8 @@ export interface ClusterSimOptions {
   eviction?: string;
   /** Seed of the runs' draws (default 1). */
   seed?: number;
+  /** Task priorities: 'none' (the workload's, default) or 'bottom-level' (of the whole graph). */
+  priorities?: 'none' | 'bottom-level';
   /** Relative spread of task durations (default 0). */
   noise?: number;
   /** Tasks a GPU worker holds at once (default 2, as for one machine). */
@@ -163,7 +166,15 @@ export function simulateCluster(o: ClusterSimOptions): ClusterSimResult {
       : spec === '2d'
         ? `2d:${squarestGrid(n).join('x')}`
         : spec;
-  const builder = new ClusterGraphBuilder(n, distribution);
+  let priorities: Float64Array | undefined;
+  if (o.priorities === 'bottom-level') {
+    // The bottom levels of the workload's own graph (messages apart), as one machine gets them.
+    const whole = new GraphSubmitter();
+    o.submit(whole);
+    whole.graph.setBottomLevelPriorities();
+    priorities = whole.graph.taskPriority.data.slice(0, whole.graph.taskCount);
+  }
+  const builder = new ClusterGraphBuilder(n, distribution, priorities);
   o.submit(builder);
   const messages = builder.messages;
   const seed = o.seed ?? 1;
