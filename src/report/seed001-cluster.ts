@@ -180,13 +180,13 @@ export function stencilSpec(rows: readonly StencilRow[], platform: string): TopL
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
     title: `Seed 001 Fig. 3(c) analogue: stencil over MPI, ${STENCIL_BLOCKS_PER_NODE} blocks per node (${platform}, simulated)`,
-    width: 420,
+    width: 560,
     height: 280,
     background: 'white',
     data: { values: rows.map((r) => ({ ...r })) },
     mark: { type: 'line', point: true },
     encoding: {
-      x: { field: 'nodes', type: 'ordinal', title: 'nodes' },
+      x: { field: 'nodes', type: 'ordinal', title: 'nodes', axis: { labelAngle: 0 } },
       y: { field: 'gflopsPerNode', type: 'quantitative', title: 'GFlop/s per node', scale: { zero: true } },
     },
   } as TopLevelSpec;
