@@ -205,7 +205,7 @@ describe('presets', () => {
   test('unknown names and files', () => {
     throwsLocus(
       () => resolvePlatform('x'),
-      "unknown platform 'x': use a preset (v100x2, hannibal, tsl, ac-node, cpu+gpu, local, sbac18) or a path to a .json platform file",
+      "unknown platform 'x': use a preset (v100x2, hannibal, tsl, ac-node, ac-cluster, cpu+gpu, local, sbac18) or a path to a .json platform file",
     );
     throwsLocus(() => resolvePlatform('missing.json'), "'missing.json' not found");
     const dir = mkdtempSync(join(tmpdir(), 'locus-platform-'));

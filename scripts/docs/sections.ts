@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DARTS_WINDOW_SECTION } from './darts-window.ts';
 import { MEMORY_PRESSURE_SECTION } from './memory-pressure.ts';
+import { SEED001_CLUSTER_SECTION } from './seed001-cluster.ts';
 import { SEED003_SECTION } from './seed003.ts';
 
 /** A section a script contributes to a page. */
@@ -28,6 +29,7 @@ export const SECTIONS: readonly GeneratedSection[] = [
   DARTS_WINDOW_SECTION,
   MEMORY_PRESSURE_SECTION,
   SEED003_SECTION,
+  SEED001_CLUSTER_SECTION,
 ];
 
 /** `text` with `s` inserted before its anchor heading (or at the end) when it is missing. */

@@ -1,6 +1,6 @@
 /** Parsers for command-line option values; each throws a one-line error naming the option. */
 import { InvalidArgumentError } from 'commander';
-import { parseDuration, parseSize } from '../platform/units.ts';
+import { parseBandwidth, parseDuration, parseSize } from '../platform/units.ts';
 
 /** A percentage in [0, 100] (--min-clean, --target-clean). */
 export function percentValue(value: string): number {
@@ -45,6 +45,19 @@ export function size(value: string): number {
   } catch {
     throw new InvalidArgumentError(`'${value}' is not a size; use e.g. 500MiB, 2GB or 1073741824`);
   }
+}
+
+/** A bandwidth with units (3.2GB/s, 800MiB/s, bytes per second), positive. */
+export function bandwidthValue(value: string): number {
+  let b: number;
+  try {
+    b = parseBandwidth(value);
+  } catch {
+    b = 0;
+  }
+  if (!(b > 0))
+    throw new InvalidArgumentError(`'${value}' is not a bandwidth; use e.g. 3.2GB/s, 800MiB/s or 3200000000`);
+  return b;
 }
 
 /** Parses a duration option ("50us", "1ms", seconds). */

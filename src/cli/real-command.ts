@@ -60,7 +60,15 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       throw new LocusError('LOCUS_OPTION_CONFLICT', `${flag} applies to --mode sim only`);
   }
   if (o.cluster !== undefined && o.cluster !== 'mpi')
-    throw new LocusError('LOCUS_OPTION_INVALID', `--cluster must be mpi (got '${o.cluster}')`);
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `--cluster must be mpi with --mode real (got '${o.cluster}'${o.cluster === 'sim' ? '; --cluster sim simulates a cluster: drop --mode real' : ''})`,
+    );
+  if (o.nodes !== undefined)
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      "--nodes applies to --cluster sim; under mpirun the ranks are mpirun's -np",
+    );
   if (o.cluster === undefined && (o.distribution !== undefined || o.verboseRanks))
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',

@@ -13,6 +13,7 @@ import { simulate } from '../sim/simulate.ts';
 import { parseIdlePolicy } from '../trace/energy.ts';
 import { generateWorkload } from '../workloads/index.ts';
 import { prefixGraph } from '../workloads/prefix.ts';
+import { clusterSimCommand } from './cluster-sim-command.ts';
 import { forFlag } from './errors.ts';
 import { formatReport } from './format.ts';
 import { type SimulationFlags, schedulerOptionsFrom } from './sim-options.ts';
@@ -44,7 +45,7 @@ const FLAG: Partial<Record<keyof RunOptions, string>> = {
 };
 
 /** Rejects size options the chosen workload does not read. */
-function checkWorkloadOptions(o: RunOptions): void {
+export function checkWorkloadOptions(o: RunOptions): void {
   const allowed = WORKLOAD_OPTIONS[o.workload];
   if (!allowed) return; // an unknown workload is reported by generateWorkload
   for (const key of Object.keys(FLAG) as (keyof RunOptions)[]) {
@@ -78,8 +79,14 @@ export interface RunOptions extends SimulationFlags {
   gpuMem?: number;
   /** Real runs: threads (default) or webgpu. */
   backend?: string;
-  /** Real runs: 'mpi' runs distributed (src/cluster/run-cluster.ts). */
+  /** 'mpi' (real runs) runs distributed over MPI (src/cluster/run-cluster.ts); 'sim' simulates a cluster. */
   cluster?: string;
+  /** --cluster sim: nodes used (the first N of the platform's cluster). */
+  nodes?: number;
+  /** --cluster sim: NIC bandwidth replacing the platform's (bytes/s). */
+  nicBandwidth?: number;
+  /** --cluster sim: network latency replacing the platform's (seconds). */
+  networkLatency?: number;
   /** --cluster: the data distribution (2d, 2d:PxQ, 1d). */
   distribution?: string;
   /** --cluster: every rank prints its report. */
@@ -123,8 +130,23 @@ export function runCommand(o: RunOptions): void {
       'LOCUS_OPTION_CONFLICT',
       '--check applies to --mode real (a simulation computes no values)',
     );
+  if (o.cluster === 'sim') {
+    clusterSimCommand(o);
+    return;
+  }
   if (o.cluster !== undefined)
-    throw new LocusError('LOCUS_OPTION_CONFLICT', '--cluster applies to --mode real (run it under mpirun)');
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      `--cluster ${o.cluster}: a simulation takes --cluster sim (a simulated cluster); --cluster mpi applies to --mode real (run it under mpirun)`,
+    );
+  for (const [given, flag] of [
+    [o.nodes, '--nodes'],
+    [o.nicBandwidth, '--nic-bandwidth'],
+    [o.networkLatency, '--network-latency'],
+  ] as const) {
+    if (given !== undefined)
+      throw new LocusError('LOCUS_OPTION_CONFLICT', `${flag} applies to --cluster sim (a simulated cluster)`);
+  }
   if (o.calibrate)
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',
@@ -167,6 +189,12 @@ export function runCommand(o: RunOptions): void {
   }
   const eviction = policy.eviction ?? o.eviction ?? 'lru';
   const platform = resolvePlatform(o.platform ?? 'v100x2', { gpus: o.gpus, cpus: o.cpus, gpuMem: o.gpuMem });
+  if (platform.cluster !== undefined) {
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      `platform ${platform.name} is a cluster of ${platform.cluster.nodes.length} nodes: simulate it with --cluster sim (and --nodes N)`,
+    );
+  }
   if (o.trace !== undefined) {
     // Fail before a long run, not after it.
     try {

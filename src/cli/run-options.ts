@@ -6,7 +6,7 @@ import { type Command, Option } from 'commander';
 import { EVICTION_POLICIES } from '../evict/index.ts';
 import { SCHEDULERS } from '../sched/index.ts';
 import { WORKLOADS } from '../workloads/index.ts';
-import { durationValue, naturalInt, positiveInt, seedValue, size } from './options.ts';
+import { bandwidthValue, durationValue, naturalInt, positiveInt, seedValue, size } from './options.ts';
 import type { RunOptions } from './run-command.ts';
 import { addSimulationOptions } from './sim-options.ts';
 import { noiseValue } from './sweep-command.ts';
@@ -18,7 +18,8 @@ Examples:
   locus run -w matmul2d -n 40 --sched darts+luf --json
   locus run -w cholesky -n 30 --sched dmdar --trace trace.json
   locus run --mode real -w cholesky --tiles 8 --tile-size 128 --sched dmdar --check
-  locus run -w cholesky -n 8 --sched static --runtime v3 --cache-lines 4`;
+  locus run -w cholesky -n 8 --sched static --runtime v3 --cache-lines 4
+  locus run --cluster sim --platform ac-cluster --nodes 4 -w lu -n 16 --sched dmdas --json`;
 
 /** Adds the options, help groups, examples and action of `locus run` to `cmd`. */
 export function registerRunCommand(cmd: Command): void {
@@ -107,7 +108,21 @@ export function registerRunCommand(cmd: Command): void {
       'real: fail a task whose kernel runs longer (e.g. 10s); its thread is replaced',
       durationValue,
     )
-    .option('--cluster <kind>', 'real: run distributed over MPI under mpirun (mpi); rank 0 prints the report')
+    .option(
+      '--cluster <kind>',
+      'sim: simulate a cluster platform (ac-cluster or a file with "cluster"); real: run distributed over MPI under mpirun (mpi), rank 0 prints the report',
+    )
+    .option('--nodes <n>', 'cluster sim: nodes used, the first n of the platform (default all)', positiveInt)
+    .option(
+      '--nic-bandwidth <bw>',
+      "cluster sim: every node's NIC bandwidth instead of the platform's (e.g. 6.4GB/s)",
+      bandwidthValue,
+    )
+    .option(
+      '--network-latency <duration>',
+      "cluster sim: the network's latency instead of the platform's (e.g. 5us)",
+      durationValue,
+    )
     .option(
       '--distribution <spec>',
       'cluster: data to ranks: 2d (squarest grid), 2d:PxQ or 1d (default 2d; jacobi 1d)',

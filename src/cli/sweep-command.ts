@@ -12,6 +12,7 @@ import { LocusError } from '../core/types.ts';
 import { writeCsv } from '../report/csv.ts';
 import { FIGURES, getFigure } from '../report/figures.ts';
 import { describeSweep, peakRate, plotSweep } from '../report/plots.ts';
+import { SEED001_CLUSTER_FIGURE } from '../report/seed001-cluster.ts';
 import { SEED003_FIGURE } from '../report/seed003.ts';
 import {
   RUN_COLUMNS,
@@ -28,6 +29,7 @@ import { WORKLOADS } from '../workloads/index.ts';
 import { table } from './format.ts';
 import { naturalInt, positiveInt, seedValue, size } from './options.ts';
 import { addSimulationOptions, type SimulationFlags, schedulerOptionsFrom } from './sim-options.ts';
+import { seed001ClusterCommand } from './sweep-seed001-cluster.ts';
 import { seed003Command } from './sweep-seed003.ts';
 
 /** Options of `locus sweep` as commander parses them. */
@@ -101,7 +103,7 @@ export function registerSweepCommand(program: Command): void {
     )
     .option(
       '-f, --figure <name>',
-      `a named experiment: ${[...Object.keys(FIGURES), SEED003_FIGURE].join(', ')}`,
+      `a named experiment: ${[...Object.keys(FIGURES), SEED003_FIGURE, SEED001_CLUSTER_FIGURE].join(', ')}`,
     )
     .option('-w, --workload <name>', `task graph: ${Object.keys(WORKLOADS).join(', ')}`)
     .option('--sizes <list>', 'values of --tiles: 10,20,30 or from:to:step (10:150:10)', sizeList)
@@ -293,6 +295,7 @@ function makeOutputFolder(out: string): void {
  */
 export async function sweepCommand(o: SweepOptions): Promise<void> {
   if (o.figure === SEED003_FIGURE) return seed003Command(o);
+  if (o.figure === SEED001_CLUSTER_FIGURE) return seed001ClusterCommand(o);
   const { spec, title, out } = sweepFromOptions(o);
   const resolved = resolveSweep(spec).spec; // bad input fails before the output folder is created
   makeOutputFolder(out);

@@ -85,6 +85,23 @@ export interface Platform {
   readonly routes: readonly (readonly number[] | null)[];
   /** Watts the machine draws whatever its workers do (memory, disks, fans, ...), if known. */
   readonly staticPower?: number;
+  /**
+   * Present when the platform is a cluster: several nodes, each this machine, joined by a
+   * network (the simulated cluster, src/sim/cluster/). Absent for a single machine.
+   */
+  readonly cluster?: ClusterNetwork;
+}
+
+/** The nodes of a cluster and the network joining them (SI units). */
+export interface ClusterNetwork {
+  /** Node names, one per node (each node is the platform's machine). */
+  readonly nodes: readonly string[];
+  /** Bandwidth of each node's network interface, each direction, in bytes per second. */
+  readonly nicBandwidth: number;
+  /** Latency a message pays once (NIC to NIC through the switch), in seconds. */
+  readonly latency: number;
+  /** Bandwidth of the switch's backbone, shared by every message; Infinity: non-blocking. */
+  readonly switchBandwidth: number;
 }
 
 /** The links of the direct route from src to dst, or null if none. */

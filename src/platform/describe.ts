@@ -96,5 +96,12 @@ export function describePlatform(p: Platform): string {
         : `  peer-to-peer: ${peer} of ${total} GPU-to-GPU routes direct${peer < total ? `, the others through ${home}` : ''}`,
     );
   }
+  const c = p.cluster;
+  if (c) {
+    const sw = Number.isFinite(c.switchBandwidth) ? formatBandwidth(c.switchBandwidth) : 'non-blocking';
+    lines.push(
+      `  cluster: ${c.nodes.length} node${c.nodes.length > 1 ? 's' : ''} (${names(c.nodes)}), each the machine above; NIC ${formatBandwidth(c.nicBandwidth)} each way, latency ${formatDuration(c.latency)}, switch ${sw}`,
+    );
+  }
   return lines.join('\n');
 }

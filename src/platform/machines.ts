@@ -5,6 +5,7 @@
  * Over 500 lines because it is a table: each preset machine with every figure and its source.
  */
 import { availableParallelism, totalmem } from 'node:os';
+import { acClusterPreset } from './ac-cluster.ts';
 import {
   checkOptions,
   compilePreset,
@@ -552,6 +553,7 @@ export const PRESETS: Readonly<Record<string, Preset>> = {
   hannibal,
   tsl,
   'ac-node': acNode,
+  'ac-cluster': acClusterPreset(acNode),
   'cpu+gpu': cpuGpu,
   local,
   sbac18,

@@ -6,7 +6,7 @@
 import { basename } from 'node:path';
 import { z } from 'zod';
 import type { FootprintRule } from '../core/footprint.ts';
-import type { Link, MemoryNode, Platform, Worker } from '../core/platform.ts';
+import type { ClusterNetwork, Link, MemoryNode, Platform, Worker } from '../core/platform.ts';
 import { LocusError, type WorkerKind } from '../core/types.ts';
 import { parseBandwidth, parseDuration, parsePower, parseRate, parseSize } from './units.ts';
 
@@ -110,6 +110,26 @@ export interface PlatformFile {
   peerToPeer?: boolean;
   /** Watts the machine draws whatever its workers do ("150W"). */
   staticPower?: Quantity;
+  /**
+   * Makes the file a cluster: `nodes` nodes, each the machine the rest of the file describes,
+   * joined by a network (docs/platform-format.md, "Clusters").
+   */
+  cluster?: ClusterSpec;
+}
+
+/** The `cluster` field of a platform file. */
+export interface ClusterSpec {
+  /** The number of nodes, or their names (node0 .. node{N-1} by default). */
+  nodes: number | string[];
+  /** The network joining them. */
+  network: {
+    /** Bandwidth of each node's network interface, each direction ("3.2GB/s"). */
+    nicBandwidth: Quantity;
+    /** Latency of one message, NIC to NIC ("1.5us"; default 0). */
+    latency?: Quantity;
+    /** Bandwidth of the switch's backbone, shared by all messages (default: non-blocking). */
+    switchBandwidth?: Quantity;
+  };
 }
 
 /**
@@ -151,6 +171,8 @@ export const PLATFORM_LIMITS = {
   capacity: 2 ** 60,
   /** Largest link latency in seconds. */
   latency: 1000,
+  /** Nodes of a cluster. */
+  clusterNodes: 1024,
 } as const;
 
 /** A capacity: a size up to PLATFORM_LIMITS.capacity or "unlimited" (Infinity). */
@@ -220,6 +242,29 @@ const codeletEntry = z.unknown().transform((v, ctx): number | z.output<typeof fo
   return z.NEVER;
 });
 
+/**
+ * A cluster's `nodes`: a count or a list of names, dispatched on the value's shape (not a zod
+ * union) so that the error says what is expected.
+ */
+const clusterNodes = z.unknown().transform((v, ctx): number | string[] => {
+  const max = PLATFORM_LIMITS.clusterNodes;
+  const bad = (message: string) => {
+    ctx.issues.push({ code: 'custom', message, input: v });
+    return z.NEVER;
+  };
+  if (Array.isArray(v)) {
+    if (v.length === 0) return bad('needs at least 1 node name');
+    if (v.length > max) return bad(`has ${v.length} nodes, more than ${max} (the limit)`);
+    const i = v.findIndex((x) => typeof x !== 'string' || x.length === 0);
+    if (i >= 0) return bad(`entry ${i} is ${JSON.stringify(v[i])}, not a node name (a non-empty string)`);
+    return v as string[];
+  }
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= max) return v;
+  return bad(
+    `${v === undefined ? 'missing' : `${JSON.stringify(v)} is not a node count`}; give a count from 1 to ${max} (e.g. 4) or a list of node names (["n0", "n1"])`,
+  );
+});
+
 /** The zod schema of a platform file; unknown fields are errors (they are usually typos). */
 export const platformFileSchema = z.strictObject({
   name: name.optional(),
@@ -267,6 +312,12 @@ export const platformFileSchema = z.strictObject({
   hostBus: z.strictObject({ bandwidth, latency }).optional(),
   peerToPeer: z.boolean().default(true),
   staticPower: power.optional(),
+  cluster: z
+    .strictObject({
+      nodes: clusterNodes,
+      network: z.strictObject({ nicBandwidth: bandwidth, latency, switchBandwidth: bandwidth.optional() }),
+    })
+    .optional(),
 });
 
 /** A validated platform file with its quantities in SI units. */
@@ -526,5 +577,31 @@ function compileParsed(spec: ParsedPlatformFile, source: string, defaultName: st
     links,
     routes,
     ...(spec.staticPower !== undefined ? { staticPower: spec.staticPower } : {}),
+    ...(spec.cluster !== undefined ? { cluster: compileCluster(spec.cluster, fail) } : {}),
+  };
+}
+
+/** The cluster part of a validated file: node names (unique), the network's figures. */
+function compileCluster(
+  c: NonNullable<ParsedPlatformFile['cluster']>,
+  fail: (path: string, message: string) => never,
+): ClusterNetwork {
+  const names = typeof c.nodes === 'number' ? Array.from({ length: c.nodes }, (_, i) => `node${i}`) : c.nodes;
+  const seen = new Map<string, number>();
+  names.forEach((n, i) => {
+    const prev = seen.get(n);
+    if (prev !== undefined)
+      fail(`cluster.nodes[${i}]`, `duplicate node name '${n}' (also cluster.nodes[${prev}])`);
+    seen.set(n, i);
+  });
+  const net = c.network;
+  if (!(net.nicBandwidth > 0)) fail('cluster.network.nicBandwidth', 'must be positive');
+  if (net.switchBandwidth !== undefined && !(net.switchBandwidth > 0))
+    fail('cluster.network.switchBandwidth', 'must be positive (leave it out for a non-blocking switch)');
+  return {
+    nodes: names,
+    nicBandwidth: net.nicBandwidth,
+    latency: net.latency ?? 0,
+    switchBandwidth: net.switchBandwidth ?? Number.POSITIVE_INFINITY,
   };
 }

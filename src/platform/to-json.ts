@@ -186,6 +186,20 @@ export function platformToJson(p: Platform): string {
     ...(hostBus >= 0 ? { hostBus: figures(hostBus) } : {}),
     peerToPeer,
     ...(p.staticPower !== undefined ? { staticPower: exactPower(p.staticPower) } : {}),
+    ...(p.cluster !== undefined
+      ? {
+          cluster: {
+            nodes: [...p.cluster.nodes],
+            network: {
+              nicBandwidth: exactBandwidth(p.cluster.nicBandwidth),
+              latency: exactDuration(p.cluster.latency),
+              ...(Number.isFinite(p.cluster.switchBandwidth)
+                ? { switchBandwidth: exactBandwidth(p.cluster.switchBandwidth) }
+                : {}),
+            },
+          },
+        }
+      : {}),
   };
   return writeFile(file);
 }

@@ -140,13 +140,36 @@ export class SimBackend implements Backend {
     // Memory is bookkeeping only in virtual time.
   }
 
-  poll(sink: EventSink): number {
+  /** Virtual time of the next event (a task end, a copy's start or end), Infinity when none. */
+  nextTime(): number {
+    return Math.min(this.heap.peekTime(), this.net.nextCompletion());
+  }
+
+  /**
+   * Moves the clock to `t` (a co-simulation's shared clock: another engine's event, a message):
+   * nothing of this backend happens before `t`, so nothing is skipped.
+   */
+  advance(t: number): void {
+    if (t < this.clock || t > this.nextTime()) {
+      throw new Error(
+        `cannot move the clock from ${this.clock} s to ${t} s (next event at ${this.nextTime()} s)`,
+      );
+    }
+    this.clock = t;
+  }
+
+  /**
+   * Delivers the next event to `sink`; returns how many were delivered (0: none left, or, with
+   * `until`, none at or before that time).
+   */
+  poll(sink: EventSink, until = Number.POSITIVE_INFINITY): number {
     const heap = this.heap;
     const net = this.net;
     for (;;) {
       const tHeap = heap.peekTime();
       const tNet = net.nextCompletion();
       if (tHeap === Number.POSITIVE_INFINITY && tNet === Number.POSITIVE_INFINITY) return 0;
+      if (tHeap > until && tNet > until) return 0;
       this.guard.step(tNet < tHeap ? tNet : tHeap, this.completed, this.engine, net.active);
       if (tNet < tHeap) {
         this.clock = tNet;

@@ -180,6 +180,23 @@ function submit(s: Submitter, st: StencilInstance): void {
   }
 }
 
+/**
+ * The block each datum of a stencil of `blocks` blocks belongs to, by declaration index (the
+ * order submit() declares them: the blocks, then each block's halos), so that a cluster can
+ * keep a block and its halos on one node: a 1-D distribution of the blocks (seed 001 V.C).
+ */
+export function stencilDataBlocks(blocks: number): Int32Array {
+  const out: number[] = [];
+  for (let b = 0; b < blocks; b++) out.push(b);
+  for (let b = 0; b < blocks; b++) {
+    for (let p = 0; p < 2; p++) {
+      if (b < blocks - 1) out.push(b);
+      if (b > 0) out.push(b);
+    }
+  }
+  return Int32Array.from(out);
+}
+
 /** The 3-D stencil generator (seed 001). */
 export const stencilGenerator = defineWorkload({
   name: 'stencil',

@@ -1,0 +1,168 @@
+/**
+ * `locus run --cluster sim`: a workload distributed over a simulated cluster (a platform with
+ * a `cluster` field, such as the ac-cluster preset), every node an engine of its own, messages
+ * over the simulated network (src/sim/cluster/). Prints the per-node tasks, messages and bytes,
+ * the totals, the GFlop/s and the makespan (or the JSON report with --json).
+ */
+import { writeFileSync } from 'node:fs';
+import type { Platform } from '../core/platform.ts';
+import { LocusError } from '../core/types.ts';
+import { resolvePlatform } from '../platform/presets.ts';
+import { formatBandwidth, formatBytes, formatDuration } from '../platform/units.ts';
+import { parsePolicySpec } from '../report/policy-spec.ts';
+import { workloadDistribution } from '../sim/cluster/distribution.ts';
+import { type ClusterSimReport, clusterOf, simulateCluster } from '../sim/cluster/simulate.ts';
+import { WORKLOADS } from '../workloads/index.ts';
+import { table } from './format.ts';
+import { checkWorkloadOptions, type RunOptions } from './run-command.ts';
+import { schedulerOptionsFrom } from './sim-options.ts';
+
+/** Options of a single-machine simulation that a simulated cluster does not model. */
+const UNSUPPORTED: readonly [keyof RunOptions, string][] = [
+  ['serial', '--serial'],
+  ['stopAfter', '--stop-after'],
+  ['submitWindow', '--submit-window'],
+  ['runtime', '--runtime'],
+  ['coherence', '--coherence'],
+  ['mapping', '--mapping'],
+  ['cacheLines', '--cache-lines'],
+  ['idle', '--idle'],
+  ['wakeLatency', '--wake-latency'],
+  ['chargeScheduling', '--charge-scheduling'],
+  ['minClean', '--min-clean'],
+  ['targetClean', '--target-clean'],
+];
+
+/** Runs `locus run --cluster sim` and writes its output; throws LocusError on bad input. */
+export function clusterSimCommand(o: RunOptions): void {
+  for (const [key, flag] of UNSUPPORTED) {
+    if (o[key] !== undefined && o[key] !== false) {
+      throw new LocusError(
+        'LOCUS_OPTION_CONFLICT',
+        `${flag} does not apply to --cluster sim (the simulated cluster runs every node's whole graph with the default coherence)`,
+      );
+    }
+  }
+  if (o.priorities !== 'none' && o.priorities !== 'bottom-level') {
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `--priorities must be none or bottom-level (got '${o.priorities}')`,
+    );
+  }
+  checkWorkloadOptions(o);
+  const generator = Object.hasOwn(WORKLOADS, o.workload) ? WORKLOADS[o.workload] : undefined;
+  if (generator === undefined) {
+    throw new LocusError(
+      'LOCUS_NAME_UNKNOWN',
+      `unknown workload '${o.workload}': use one of ${Object.keys(WORKLOADS).join(', ')}`,
+    );
+  }
+  const policy = parsePolicySpec(o.sched);
+  if (policy.eviction !== undefined && o.eviction !== undefined && o.eviction !== policy.eviction) {
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      `--sched ${o.sched} names eviction ${policy.eviction} but --eviction says ${o.eviction}: give one`,
+    );
+  }
+  if (o.platform === undefined) {
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      '--cluster sim needs --platform: the ac-cluster preset or a platform file with a "cluster" field',
+    );
+  }
+  const resolved = resolvePlatform(o.platform, { gpus: o.gpus, cpus: o.cpus, gpuMem: o.gpuMem });
+  const network = clusterOf(resolved);
+  const platform: Platform = {
+    ...resolved,
+    cluster: {
+      ...network,
+      nicBandwidth: o.nicBandwidth ?? network.nicBandwidth,
+      latency: o.networkLatency ?? network.latency,
+    },
+  };
+  const nodes = clusterOf(platform, o.nodes).nodes.length;
+  const instance = generator.instance({
+    tiles: o.tiles,
+    tileSize: o.tileSize,
+    inner: o.inner,
+    precision: o.precision as 'single' | 'double' | undefined,
+    iterations: o.iterations,
+    tasks: o.tasks,
+    data: o.data,
+    degree: o.degree,
+    shared: o.shared,
+    seed: o.seed,
+    keepOutputs: o.keepOutputs,
+    hints: o.hints,
+    order: o.order as 'rows' | 'columns' | undefined,
+  });
+  const dist = workloadDistribution(o.workload, instance, o.distribution, nodes);
+  if (o.trace !== undefined) {
+    try {
+      writeFileSync(o.trace, '');
+    } catch (e) {
+      throw new LocusError(
+        'LOCUS_FILE_WRITE_FAILED',
+        `--trace ${o.trace}: cannot write the trace: ${(e as Error).message}`,
+      );
+    }
+  }
+  const { report, trace } = simulateCluster({
+    platform,
+    nodes,
+    submit: (s) => generator.submit(s, instance),
+    distribution: dist.distribution,
+    distributionName: dist.name,
+    scheduler: policy.scheduler,
+    schedulerOptions: schedulerOptionsFrom(o),
+    eviction: policy.eviction ?? o.eviction ?? 'lru',
+    seed: o.seed,
+    noise: o.noise,
+    priorities: o.priorities,
+    gpuPipeline: o.pipeline,
+    gpuLookahead: o.lookahead,
+    streams: o.streams,
+    workload: `${o.workload} ${instance.description}`,
+    trace: o.trace !== undefined,
+  });
+  if (o.trace !== undefined) {
+    try {
+      writeFileSync(o.trace, JSON.stringify(trace));
+    } catch (e) {
+      throw new LocusError(
+        'LOCUS_FILE_WRITE_FAILED',
+        `--trace ${o.trace}: cannot write the trace: ${(e as Error).message}`,
+      );
+    }
+  }
+  if (o.json) {
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    return;
+  }
+  process.stdout.write(`${formatClusterReport(report)}\n`);
+  if (o.trace) process.stdout.write(`trace written to ${o.trace} (open it in https://ui.perfetto.dev)\n`);
+}
+
+/** The text report of a simulated cluster run. */
+export function formatClusterReport(r: ClusterSimReport): string {
+  const n = r.network;
+  const head = [
+    `${r.workload} on ${r.nodes} nodes of ${r.platform} (simulated cluster), scheduler ${r.scheduler}, eviction ${r.eviction}, distribution ${r.distribution}`,
+    `network: NIC ${formatBandwidth(n.nicBandwidth)} each way, latency ${formatDuration(n.latency)}, switch ${n.switchBandwidth === null ? 'non-blocking' : formatBandwidth(n.switchBandwidth)}`,
+    `makespan ${formatDuration(r.makespanS)}, ${r.gflops.toFixed(1)} GFlop/s, ${r.tasks} tasks, ${r.messages} messages (${formatBytes(r.messageBytes)})`,
+  ];
+  const rows = [
+    ['node', 'tasks', 'sent', 'bytes sent', 'received', 'bytes received', 'GFlop/s', 'last task end'],
+    ...r.perNode.map((p) => [
+      p.name,
+      String(p.tasks),
+      String(p.messagesSent),
+      formatBytes(p.bytesSent),
+      String(p.messagesReceived),
+      formatBytes(p.bytesReceived),
+      p.gflops.toFixed(1),
+      formatDuration(p.makespanS),
+    ]),
+  ];
+  return `${head.join('\n')}\n\n${table(rows)}`;
+}
