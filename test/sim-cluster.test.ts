@@ -181,6 +181,35 @@ describe('simulated cluster: one node is the single machine', () => {
   }
 });
 
+describe('simulated cluster: memory options reach every node', () => {
+  for (const memory of [{ cleanFirst: false }, { minClean: 80, targetClean: 100 }] as const) {
+    test(`one node with ${JSON.stringify(memory)} is the single machine with them`, () => {
+      const params = { tiles: 10, tileSize: 960 };
+      const gpuMem = 60 * 2 ** 20;
+      const cluster = resolvePlatform('ac-cluster', { gpuMem });
+      const { cluster: _, ...machine } = cluster;
+      const g = WORKLOADS.cholesky!;
+      const instance = g.instance(params);
+      const run = (extra: Partial<ClusterSimOptions>) =>
+        simulateCluster({
+          platform: cluster,
+          nodes: 1,
+          submit: (s) => g.submit(s, instance),
+          scheduler: 'dmdar',
+          ...extra,
+        });
+      const gs = new GraphSubmitter();
+      g.submit(gs, instance);
+      const single = simulate({ graph: gs.graph, platform: machine, scheduler: 'dmdar', ...memory }).report;
+      const r = run(memory);
+      assert.equal(r.report.makespanS, single.makespanS);
+      assert.equal(r.nodeReports[0]!.bytesFromDevices, single.bytesFromDevices);
+      // The option changes the run: the comparison is not vacuous.
+      assert.notEqual(run({}).nodeReports[0]!.bytesFromDevices, single.bytesFromDevices);
+    });
+  }
+});
+
 describe('simulated cluster: bottom-level priorities', () => {
   test('one node: the single machine with the same priorities; several: every task gets its global bottom level', () => {
     const params = { tiles: 6, tileSize: 960 };

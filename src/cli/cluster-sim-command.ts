@@ -29,8 +29,6 @@ const UNSUPPORTED: readonly [keyof RunOptions, string][] = [
   ['idle', '--idle'],
   ['wakeLatency', '--wake-latency'],
   ['chargeScheduling', '--charge-scheduling'],
-  ['minClean', '--min-clean'],
-  ['targetClean', '--target-clean'],
 ];
 
 /** Runs `locus run --cluster sim` and writes its output; throws LocusError on bad input. */
@@ -122,6 +120,9 @@ export function clusterSimCommand(o: RunOptions): void {
     gpuPipeline: o.pipeline,
     gpuLookahead: o.lookahead,
     streams: o.streams,
+    cleanFirst: o.cleanFirst,
+    minClean: o.minClean,
+    targetClean: o.targetClean,
     workload: `${o.workload} ${instance.description}`,
     trace: o.trace !== undefined,
   });

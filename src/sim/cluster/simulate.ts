@@ -59,6 +59,12 @@ export interface ClusterSimOptions {
   gpuLookahead?: number;
   /** Copies in flight at once per pair of memory nodes inside a node (default 1). */
   streams?: number;
+  /** Evict clean replicas first on every node (EngineOptions.cleanFirst; default true). */
+  cleanFirst?: boolean;
+  /** StarPU's minimum clean share on every node, percent (EngineOptions.minClean). */
+  minClean?: number;
+  /** StarPU's target clean share on every node, percent (EngineOptions.targetClean). */
+  targetClean?: number;
   /** Workload label for the report. */
   workload?: string;
   /** Record a Chrome trace of every node and of the messages. */
@@ -278,6 +284,9 @@ function node(
     gpuPipeline: o.gpuPipeline,
     gpuLookahead: o.gpuLookahead,
     streams: o.streams,
+    cleanFirst: o.cleanFirst,
+    minClean: o.minClean,
+    targetClean: o.targetClean,
   });
   const stats = new RunStats(sim.engine);
   sim.engine.observe(stats);
