@@ -58,8 +58,10 @@
  */
 import type { EvictionPolicy, SchedContext, Scheduler } from '../core/policy.ts';
 import { AccessMode } from '../core/types.ts';
-import { BeladyEviction } from '../evict/belady.ts';
 import { DartsScheduler } from './darts/darts.ts';
+import { ChainRunner } from './hfp/chain-runner.ts';
+import { findChains, planChains } from './hfp/chains.ts';
+import { PlanEviction } from './hfp/eviction.ts';
 import { planGreedy } from './hfp/greedy.ts';
 import type { SchedulerOptions } from './options.ts';
 
@@ -74,6 +76,9 @@ export const PACK_MAX_INPUTS = 2;
 
 /** Tasks' footprint kept free on each GPU by the fewest-missing planner (hfp/greedy.ts). */
 export const GREEDY_RESERVE_TASKS = 2;
+
+/** Tasks' footprint kept free on each GPU by a chain plan (hfp/chains.ts), besides its own footprint. */
+export const CHAIN_RESERVE_TASKS = 2;
 
 /** A ready task within this fraction of the highest remaining priority is on the critical path. */
 export const CRITICAL_SLACK = 0.03;
@@ -101,6 +106,8 @@ export class HfpScheduler implements Scheduler {
   private frontier = 0;
   /** Ready critical tasks kept from DARTS, highest priority last. */
   private critical: number[] = [];
+  /** The chain plan's run time (graphs of accumulation chains, hfp/chains.ts), if one was made. */
+  private chainRunner: ChainRunner | undefined;
 
   /**
    * The last plan's figures (undefined when nothing was planned): tasks the packages planned,
@@ -147,6 +154,7 @@ export class HfpScheduler implements Scheduler {
     this.frontier = 0;
     this.critical = [];
     this.planStats = undefined;
+    this.chainRunner = undefined;
   }
 
   grow(tasks: number, handles: number): void {
@@ -160,6 +168,7 @@ export class HfpScheduler implements Scheduler {
 
   push(task: number): void {
     if (!this.decided) this.buffered.push(task);
+    else if (this.chainRunner?.has(task)) this.chainRunner.push(task);
     else if (this.isCritical(task)) this.addCritical(task);
     else this.inner.push(task);
   }
@@ -168,6 +177,10 @@ export class HfpScheduler implements Scheduler {
     if (!this.decided) this.decideNow(true);
     let t = this.popCritical(worker);
     if (t >= 0) return t;
+    if (this.chainRunner !== undefined) {
+      t = this.chainRunner.pop(worker);
+      if (t >= 0) return t;
+    }
     const k = this.kOf[worker]!;
     if (k >= 0) {
       t = this.next(k);
@@ -234,6 +247,7 @@ export class HfpScheduler implements Scheduler {
 
   /** GPU `worker`'s known future after its pipeline: its plan, then DARTS's planned tasks. */
   *plannedTasks(worker: number): Iterable<number> {
+    if (this.chainRunner !== undefined) yield* this.chainRunner.planned(worker);
     const k = this.kOf[worker]!;
     if (k >= 0) {
       const list = this.plan[k]!;
@@ -244,7 +258,7 @@ export class HfpScheduler implements Scheduler {
 
   /** Belady's rule over plannedTasks' future. */
   evictionPolicy(): EvictionPolicy {
-    return new BeladyEviction();
+    return new PlanEviction(() => this.chainRunner !== undefined);
   }
 
   // ------------------------------------------------------------------ run time
@@ -294,15 +308,18 @@ export class HfpScheduler implements Scheduler {
     const ready = this.buffered;
     this.buffered = [];
     let leftover = ready;
+    if (this.taken.length < this.ctx.taskCapacity) {
+      const t = new Uint8Array(this.ctx.taskCapacity);
+      t.set(this.taken);
+      this.taken = t;
+    }
     if (whole && this.gpus.length > 0 && ready.length === g.taskCount && ready.length > 0) {
-      if (this.taken.length < this.ctx.taskCapacity) {
-        const t = new Uint8Array(this.ctx.taskCapacity);
-        t.set(this.taken);
-        this.taken = t;
-      }
       const t0 = performance.now();
       leftover = this.pack(ready);
       if (this.planStats !== undefined) this.planStats.planMs = performance.now() - t0;
+    } else if (whole && this.gpus.length > 0 && ready.length > 0 && this.planChainGraph()) {
+      for (const t of ready) this.chainRunner!.push(t);
+      leftover = [];
     }
     // Graphs with dependencies and priorities: ready tasks at the critical path's front go first.
     const pr = g.taskPriority.data;
@@ -316,6 +333,52 @@ export class HfpScheduler implements Scheduler {
       }
     }
     for (const t of leftover) this.push(t);
+  }
+
+  /**
+   * Plans a graph of accumulation chains (hfp/chains.ts) under memory pressure, every task on
+   * every GPU; returns false (nothing planned) for any other graph.
+   */
+  private planChainGraph(): boolean {
+    const ctx = this.ctx;
+    const g = ctx.graph;
+    const T = g.taskCount;
+    for (let t = 0; t < T; t++) for (const w of this.gpus) if (!ctx.canRun(t, w)) return false;
+    let bytes = 0;
+    for (let h = 0; h < g.handleCount; h++) bytes += g.handleSize.data[h]!;
+    let capacity = 0;
+    for (const w of this.gpus) capacity += ctx.memoryCapacity(ctx.platform.workers[w]!.node);
+    if (bytes <= capacity) return false;
+    const t0 = performance.now();
+    const chains = findChains(g);
+    if (chains === undefined) return false;
+    let footprint = 0;
+    for (let t = 0; t < T; t++) {
+      let b = 0;
+      for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++)
+        b += g.handleSize.data[g.accessHandle.data[a]!]!;
+      footprint = Math.max(footprint, b);
+    }
+    const plan = planChains({
+      chains,
+      size: g.handleSize.data,
+      handles: g.handleCount,
+      budget: this.gpus.map(
+        (w) => ctx.memoryCapacity(ctx.platform.workers[w]!.node) - CHAIN_RESERVE_TASKS * footprint,
+      ),
+      duration: (t) => ctx.taskDuration(t, this.gpus[0]!),
+    });
+    if (plan === undefined) return false;
+    this.chainRunner = new ChainRunner(ctx, chains, plan, this.gpus, this.taken);
+    this.planStats = {
+      packTasks: T,
+      packBytes: plan.loadedBytes,
+      restBytes: 0,
+      aloneBytes: -1,
+      packed: true,
+      planMs: performance.now() - t0,
+    };
+    return true;
   }
 
   /** Builds the packages; returns the tasks no package took. */
