@@ -65,15 +65,15 @@ describe('hfp chains: which graphs', () => {
 });
 
 describe('hfp chains: packages', () => {
-  test('6 x 6 GEMM, unit data, budget 21: four 3 x 3 packages, 180 loads, step-major', () => {
-    // A 3 x 3 block needs 9 accumulators + 2 x (3 + 3) step inputs = 21; 3 x 4 needs 26.
+  test('6 x 6 GEMM, unit data, budget 15: four 3 x 3 packages, 180 loads, step-major', () => {
+    // A 3 x 3 block needs 9 accumulators + (3 + 3) step inputs = 15; 3 x 4 needs 19.
     const { graph } = generateWorkload('gemm', { tiles: 6, tileSize: 8 });
     const chains = findChains(graph)!;
     const plan = planChains({
       chains,
       size: new Array<number>(graph.handleCount).fill(1),
       handles: graph.handleCount,
-      budget: [21, 21],
+      budget: [15, 15],
       duration: () => 1,
     })!;
     assert.equal(plan.packages, 4);
@@ -102,8 +102,8 @@ describe('hfp chains: packages', () => {
       chains: findChains(graph)!,
       size: new Array<number>(graph.handleCount).fill(1),
       handles: graph.handleCount,
-      // One chain: 1 accumulator + 2 x 2 step inputs = 5.
-      budget: [4, 100],
+      // One chain: 1 accumulator + 2 step inputs = 3.
+      budget: [2, 100],
       duration: () => 1,
     });
     assert.equal(plan, undefined);
@@ -197,14 +197,16 @@ describe('hfp chains: tiled GEMM under memory pressure', () => {
     });
   }
 
-  test('clean first costs hfp at most 1% more loads (finished C blocks leave before planned inputs)', () => {
-    // Without the eviction's exception, dead C blocks stay and planned A and B blocks are
-    // evicted instead: 409 loads against 338 here.
+  test('clean first costs hfp at most 3% more loads (finished C blocks leave before planned inputs)', () => {
+    // 12 x 12 tiles (6.6 times the GPUs' memory). Without the eviction's exception, finished C
+    // blocks stay and planned A and B blocks go instead: 1,098 loads of a tile against 992
+    // without clean first; 1,001 with it.
+    const big = generateWorkload('gemm', { tiles: 12, tileSize: 64 }).graph;
     const platform = resolvePlatform('v100x2', { gpus: 2, gpuMem: 512 * KiB });
-    const on = simulate({ graph, platform, scheduler: 'hfp', cleanFirst: true }).report;
-    const off = simulate({ graph, platform, scheduler: 'hfp', cleanFirst: false }).report;
+    const on = simulate({ graph: big, platform, scheduler: 'hfp', cleanFirst: true }).report;
+    const off = simulate({ graph: big, platform, scheduler: 'hfp', cleanFirst: false }).report;
     assert.ok(
-      on.bytesToDevices <= 1.01 * off.bytesToDevices,
+      on.bytesToDevices <= 1.03 * off.bytesToDevices,
       `${on.bytesToDevices} vs ${off.bytesToDevices}`,
     );
   });

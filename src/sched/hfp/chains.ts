@@ -13,7 +13,8 @@
  *
  *   footprint(P) = acc(P) + STEP_COPIES x max_s stepInputs_s(P)                  (1)
  *
- * (STEP_COPIES = 2: step s + 1's inputs load while step s runs), and it loads
+ * (STEP_COPIES = 1: Belady's rule drops step s's inputs as step s + 1's arrive; hfp keeps two task
+ * footprints free besides, for the loads in flight), and it loads
  * acc(P) + inputs(P) bytes, inputs(P) the union of its chains' inputs. On GEMM that is
  * p q + N (p + q) blocks for p q N tasks: the blocked product of the I/O lower bounds, against
  * N (1 + 1/q) per chain for a strip of C.
@@ -36,9 +37,9 @@
  */
 
 /** Copies of a step's inputs a package's footprint counts (the running step and the next). */
-export const STEP_COPIES = 2;
+export const STEP_COPIES = 1;
 
-/** A package may stop this far under its share of the work rather than add bytes. */
+/** A package at its cap may go this far over it with chains that load no new input. */
 export const SHARE_SLACK = 0.1;
 
 /** The chains of a graph: tasks grouped by the one datum each writes, in dependency order. */
@@ -248,16 +249,40 @@ export function planChains(input: ChainPlanInput): ChainPlan | undefined {
   const missing = new Int32Array(C); // inputs of c outside the current package
   for (let c = 0; c < C; c++) missing[c] = cStart[c + 1]! - cStart[c]!;
 
-  /** Runs the packing with a work cap per package; returns the packages' chains. */
-  const pack = (cap: number): number[][] => {
-    packedAt.fill(-1);
-    excluded.fill(-1);
-    inPkg.fill(-1);
-    for (let h = 0; h < H; h++) unpackedReaders[h] = rCount[h + 1]! - rCount[h]!;
-    const out: number[][] = [];
+  /** Unpacked chains other than c that c's new inputs would complete (c2). */
+  const freed = (c: number, id: number): number => {
+    const seenC: number[] = [];
+    let n = 0;
+    for (let i = cStart[c]!; i < cStart[c + 1]!; i++) {
+      const h = cIn[i]!;
+      if (inPkg[h] === id) continue;
+      for (let r = rCount[h]!; r < rCount[h + 1]!; r++) {
+        const d = rList[r]!;
+        if (d === c || packedAt[d] >= 0) continue;
+        if (hits[d] === 0) seenC.push(d);
+        hits[d]!++;
+      }
+    }
+    for (const d of seenC) {
+      if (hits[d] === missing[d]) n++;
+      hits[d] = 0;
+    }
+    return n;
+  };
+  // Each GPU's share of the work; a package goes to the GPU with the least planned work and
+  // takes at most what that GPU's share still lacks (the memory budget permitting).
+  let total = 0;
+  for (let c = 0; c < C; c++) total += work[c]!;
+  const share = total / K;
+  const planned = budget.map(() => 0);
+  const packages: { members: number[]; gpu: number }[] = [];
+  {
     let left = C;
     while (left > 0) {
-      const id = out.length;
+      const id = packages.length;
+      let k = 0;
+      for (let j = 1; j < K; j++) if (planned[j]! < planned[k]!) k = j;
+      const cap = share - planned[k]! > 0 ? share - planned[k]! : Number.POSITIVE_INFINITY;
       const members: number[] = [];
       stepSeen.clear();
       stepBytes.fill(0);
@@ -300,7 +325,7 @@ export function planChains(input: ChainPlanInput): ChainPlan | undefined {
         }
       }
       join(seed);
-      while (left > 0 && pkgWork < cap) {
+      while (left > 0) {
         // c1: new bytes per task, lowest first; c2 breaks ties.
         let best = -1;
         let bestNew = 0;
@@ -329,9 +354,9 @@ export function planChains(input: ChainPlanInput): ChainPlan | undefined {
             }
           }
         }
-        // Within SHARE_SLACK of its share, a package stops rather than load more inputs.
-        const newInputs = bestNew - size[acc[best]!]! > 0;
-        if (newInputs && pkgWork >= cap * (1 - SHARE_SLACK)) break;
+        // At its cap, a package still takes chains that load no new input (a row or column
+        // being completed), up to SHARE_SLACK over the cap.
+        if (pkgWork >= cap && (bestNew > size[acc[best]!]! || pkgWork >= cap * (1 + SHARE_SLACK))) break;
         const need =
           accBytes + size[acc[best]!]! + STEP_COPIES * Math.max(maxStep, stepNeed(best, undefined));
         if (need > minBudget) {
@@ -340,48 +365,17 @@ export function planChains(input: ChainPlanInput): ChainPlan | undefined {
         }
         join(best);
       }
-      out.push(members);
+      planned[k]! += pkgWork;
+      packages.push({ members, gpu: k });
     }
-    return out;
-  };
-  /** Unpacked chains other than c that c's new inputs would complete (c2). */
-  const freed = (c: number, id: number): number => {
-    const seenC: number[] = [];
-    let n = 0;
-    for (let i = cStart[c]!; i < cStart[c + 1]!; i++) {
-      const h = cIn[i]!;
-      if (inPkg[h] === id) continue;
-      for (let r = rCount[h]!; r < rCount[h + 1]!; r++) {
-        const d = rList[r]!;
-        if (d === c || packedAt[d] >= 0) continue;
-        if (hits[d] === 0) seenC.push(d);
-        hits[d]!++;
-      }
-    }
-    for (const d of seenC) {
-      if (hits[d] === missing[d]) n++;
-      hits[d] = 0;
-    }
-    return n;
-  };
-  // First pass: the budget alone; then the work split evenly over a multiple of K packages.
-  let total = 0;
-  for (let c = 0; c < C; c++) total += work[c]!;
-  const trial = pack(Number.POSITIVE_INFINITY);
-  const P = Math.max(K, Math.ceil(trial.length / K) * K);
-  const packages = P === trial.length && K === 1 ? trial : pack(total / P);
-  // Packages to the GPU with the least planned work, in the order they were built; each is
-  // planned step-major.
-  const planned = budget.map(() => 0);
+  }
+  // Each GPU runs its packages in the order they were built, each step-major.
   const lists: number[][] = budget.map(() => []);
   const chainLists: number[][] = budget.map(() => []);
   let loadedBytes = 0;
   const mark = new Int32Array(H).fill(-1);
-  packages.forEach((members, id) => {
-    let k = 0;
-    for (let j = 1; j < K; j++) if (planned[j]! < planned[k]!) k = j;
+  packages.forEach(({ members, gpu: k }, id) => {
     for (const c of members) {
-      planned[k]! += work[c]!;
       chainLists[k]!.push(c);
       loadedBytes += size[acc[c]!]!;
       for (let i = cStart[c]!; i < cStart[c + 1]!; i++) {
