@@ -560,10 +560,10 @@ export class HfpScheduler implements Scheduler {
         work[k]! += ctx.taskDuration(t, this.gpus[k]!);
         remaining--;
       };
-      own.sort((x, y) => x - y).forEach(add);
-      // Streamed data likely still resident (the last `room` streamed on k) first, their tasks
-      // in anchor order: each new anchor datum is then used by several tasks in a row, which
-      // hides its load behind them; then the other streamed data, one group each.
+      // The tasks on the anchor alone and those of the streamed data likely still resident (the
+      // last `room` streamed on k) first, in anchor order: each new anchor datum is then used
+      // by several tasks in a row, which hides its load behind them; then the other streamed
+      // data, one group each.
       const room = Math.max(1, Math.floor((RESERVE_TASKS * footprint) / Math.max(1, maxInput)));
       const recent = new Set(recentOf[k]!.slice(-room));
       const pos = new Map(anchor.map((a, i) => [a, i]));
@@ -572,15 +572,32 @@ export class HfpScheduler implements Scheduler {
         for (const h of inputs.get(t)!) p = Math.min(p, pos.get(h) ?? p);
         return p;
       };
+      // Then, while fewer than `room` are recent, the next streamed data join them: the new
+      // anchor data then load one per `room` tasks rather than one per task (a package's
+      // first stream would otherwise wait on every anchor load in turn).
       const first = streamed.filter((d) => recent.has(d));
+      for (const d of streamed) {
+        if (first.length >= room) break;
+        if (recent.has(d)) continue;
+        first.push(d);
+        packBytes += size[d]!;
+        recentOf[k]!.push(d);
+      }
+      const inFirst = new Set(first);
       const order = new Map(first.map((d, i) => [d, i]));
-      const warm = first.flatMap((d) => groups.get(d)!);
-      warm.sort((x, y) => anchorPos(x) - anchorPos(y) || order.get(streamOf(x))! - order.get(streamOf(y))!);
+      const warm = [...own, ...first.flatMap((d) => groups.get(d)!)];
+      const rankOf = (t: number) => order.get(streamOf(t)) ?? -1;
+      // Square shells (row p and column c in shell max(p, c)): at a package's start, when
+      // nothing is resident, s + 1 loads give (s + 1)^2 tasks rather than s + 1.
+      const shell = (t: number) => Math.max(anchorPos(t), rankOf(t));
+      warm.sort(
+        (x, y) => shell(x) - shell(y) || anchorPos(x) - anchorPos(y) || rankOf(x) - rankOf(y) || x - y,
+      );
       warm.forEach(add);
       for (const d of first) lastStream.set(d * K + k, rank++);
       for (const a of anchor) packBytes += size[a]!;
       for (const d of streamed) {
-        if (recent.has(d)) continue;
+        if (inFirst.has(d)) continue;
         packBytes += size[d]!;
         for (const t of groups.get(d)!.sort((x, y) => x - y)) add(t);
         lastStream.set(d * K + k, rank++);
