@@ -24,7 +24,11 @@
  * resident everywhere, so one shared datum never pins all the work on one GPU (issue 16).
  * Packages go to the GPU with the least planned work (the sum of its tasks' expected
  * durations); streamed data are ordered most recently streamed on that GPU first (the
- * boustrophedon order: a strip reuses the end of the previous one's stream).
+ * boustrophedon order: a strip reuses the end of the previous one's stream). A package starts
+ * with its anchor-only tasks and the tasks of its first `room` streamed data (those still
+ * resident from the GPU's previous package, then new ones) in square shells: anchor datum p
+ * and streamed datum c in shell max(p, c), so when nothing is resident yet s + 1 loads feed
+ * (s + 1)^2 tasks rather than s + 1, and the anchor's loads hide behind tasks from the start.
  *
  * Tasks of more inputs (random task sets of 4 to 6 inputs) and whatever the packages leave go
  * to a second planner (hfp/greedy.ts): dmdar's "fewest missing data" rule played out before the
@@ -36,15 +40,35 @@
  * average, and the plan whose simulation loads fewer bytes (packages + planner on the rest, or
  * the planner alone) is kept.
  *
+ * Graphs of accumulation chains (the tiled 3-D GEMM: the tasks of one C block form a chain
+ * along k through it, reading A and B blocks no task writes) have dependencies, yet every
+ * dependency stays in a chain and the whole future is known: hfp packs *whole chains*
+ * (hfp/chains.ts). A package is a set of chains planned step-major on one GPU (the first task
+ * of each chain, then the second of each, ...); its accumulators stay resident, and at step s
+ * it needs the step-s inputs of its chains only, so its footprint is acc(P) + max_s
+ * stepInputs_s(P) and it loads acc(P) + inputs(P), each datum once. On GEMM a p x q block of C
+ * loads p q + N (p + q) blocks for p q N tasks (the blocked schedule of the I/O lower bounds),
+ * where a C strip, or DARTS's ready-set choices, load about N blocks per chain. Chains join a
+ * package by fewest new bytes per task, ties to the chain that completes the most other chains
+ * (which keeps the block square), up to the memory budget and the GPU's share of the work. At
+ * run time (hfp/chain-runner.ts) a GPU takes the first ready task of its plan; a worker with
+ * nothing ready steals a whole chain (the victim's last, not started if any) while that
+ * shortens the longer queue. The eviction (hfp/eviction.ts) is Belady's rule over the plan,
+ * with one exception to the memory manager's clean-first rule while a chain plan runs: a
+ * modified replica the plan never uses again (a finished C block) goes before a clean replica
+ * the plan uses again, since its write-back is due anyway and the clean one would be loaded
+ * again. (The eviction policy then answers -1 to the clean-only request, so the memory manager
+ * asks again without the filter: a deliberate departure from "-1 only when none qualifies".)
+ *
  * At run time a GPU pops its plan in order; when its plan is empty it takes the fallback
  * scheduler's tasks, then steals the tail of the longest plan (the tasks the owner would reach
  * last; load balance, as HFP's ready-time stealing). Tasks whose inputs do not fit a GPU,
- * every task of a graph with dependencies or submitted while the engine runs, runs without
- * memory pressure, and CPU workers, go to an embedded DARTS (seed 000 Algorithm 2, with
+ * every task of other graphs with dependencies or submitted while the engine runs, runs
+ * without memory pressure, and CPU workers, go to an embedded DARTS (seed 000 Algorithm 2, with
  * its share cap when GPUs are idle); a CPU worker takes DARTS's tasks first (their data are on
- * the host), then steals a plan's tail. Eviction is Belady's rule over the known future
- * (pipeline, then the plan, then DARTS's planned tasks): with the order fixed ahead it is the
- * eviction consistent with the plan.
+ * the host), then steals a plan's tail (a chain, under a chain plan). Eviction is Belady's rule
+ * over the known future (pipeline, then the plan, then DARTS's planned tasks): with the order
+ * fixed ahead it is the eviction consistent with the plan.
  *
  * Cost: packing is O(packages x anchor size x |R| x d^2) for d inputs per task (the scores
  * are recomputed over the remaining tasks for each anchor datum; packing stops at a package
@@ -54,7 +78,11 @@
  * 852 to 1,705 data (both measured on a loaded 2-core machine, `planStats.planMs`; not charged
  * to the simulated time unless --charge-scheduling). A pop is
  * O(1) amortised; a steal O(plan length) in the worst case (tasks already taken are skipped).
- * Memory O(T + H).
+ * Chain packing is O(chains) per chain joining a package plus O(new inputs x readers) for the
+ * tied candidates: about 0.1 to 0.7 s for 3-D GEMM at N = 17 to 24 (289 to 576 chains). A
+ * chain-plan pop is O(1) amortised (O(256) when its head is not ready), a chain steal
+ * O(chain length); each victim under a chain plan rescans up to 2,000 planned tasks, as
+ * Belady's rule does. No allocation on a pop. Memory O(T + H).
  */
 import type { EvictionPolicy, SchedContext, Scheduler } from '../core/policy.ts';
 import { AccessMode } from '../core/types.ts';

@@ -33,17 +33,19 @@ export class PlanEviction extends BeladyEviction {
     const nextUse = this.nextUse;
     nextUse.clear();
     let pos = 0;
-    for (const w of this.workersOf[node]!) {
-      for (const future of [this.ctx.pipeline(w), this.ctx.scheduler.plannedTasks?.(w) ?? []]) {
-        for (const t of future) {
-          if (pos >= this.horizon) break;
-          for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
-            const h = g.accessHandle.data[a]!;
-            if (!nextUse.has(h)) nextUse.set(h, pos);
-          }
-          pos++;
-        }
+    const see = (t: number): boolean => {
+      if (pos >= this.horizon) return false;
+      for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
+        const h = g.accessHandle.data[a]!;
+        if (!nextUse.has(h)) nextUse.set(h, pos);
       }
+      pos++;
+      return true;
+    };
+    for (const w of this.workersOf[node]!) {
+      for (const t of this.ctx.pipeline(w)) if (!see(t)) break;
+      const planned = this.ctx.scheduler.plannedTasks?.(w);
+      if (planned) for (const t of planned) if (!see(t)) break;
     }
     let best = -1;
     let bestUse = -1;
