@@ -2,10 +2,12 @@
  * hfp on graphs of accumulation chains (src/sched/hfp/chains.ts, chain-runner.ts,
  * eviction.ts): which graphs are chains, the exact packages and loads on a hand-sized 3-D
  * GEMM, the eviction's exception to clean first, and oracle-checked runs of the tiled GEMM
- * under memory pressure (with and without clean first, with CPU workers).
+ * under memory pressure (with and without clean first, with CPU workers, and random sizes,
+ * platforms and run parameters).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
 import { TaskGraph } from '../src/core/graph.ts';
 import { AccessMode } from '../src/core/types.ts';
 import { resolvePlatform } from '../src/platform/presets.ts';
@@ -16,7 +18,7 @@ import { HfpScheduler } from '../src/sched/hfp.ts';
 import { simulate } from '../src/sim/simulate.ts';
 import { generateWorkload } from '../src/workloads/index.ts';
 import { FakeEvictionContext } from './conformance/eviction.ts';
-import { oracleRun } from './conformance/harness.ts';
+import { assertProperty, oracleRun, runParamsArb } from './conformance/harness.ts';
 import { testPlatform } from './helpers/platforms.ts';
 
 /** GEMM task names of `tasks`, e.g. '0,1,2' for GEMM(0,1,2). */
@@ -219,6 +221,37 @@ describe('hfp chains: tiled GEMM under memory pressure', () => {
     assert.ok(
       Array.from(r.placement.workerOf).some((w) => platform.workers[w]!.kind === 'cpu'),
       'no CPU worker ran a task',
+    );
+  });
+});
+
+describe('hfp chains: property', () => {
+  test('random GEMMs under memory pressure, 1 to 3 GPUs, 0 to 2 CPUs: oracle-checked, chains planned', () => {
+    // Tiles of 16 x 16 single (1 KiB); GPU memory 12 to 40 tiles, under the 3 N^2 tiles.
+    const arb = fc.record({
+      tiles: fc.integer({ min: 3, max: 7 }),
+      gpus: fc.integer({ min: 1, max: 3 }),
+      cpus: fc.integer({ min: 0, max: 2 }),
+      memTiles: fc.integer({ min: 12, max: 26 }),
+      run: runParamsArb,
+    });
+    assertProperty(
+      'hfp chains',
+      arb,
+      ({ tiles, gpus, cpus, memTiles, run }) => {
+        const { graph } = generateWorkload('gemm', { tiles, tileSize: 16 });
+        const platform = testPlatform({ gpus, cpus, gpuCapacity: memTiles * 1024, cpuRate: 2e11 });
+        const hfp = new HfpScheduler();
+        const r = oracleRun('hfp chains', graph, platform, {
+          ...run,
+          scheduler: hfp,
+          eviction: hfp.evictionPolicy(),
+        });
+        assert.equal(r.placement.order.length, tiles ** 3);
+        // Planned as chains whenever the data exceed the GPUs' memory.
+        if (3 * tiles * tiles > gpus * memTiles) assert.equal(hfp.planStats?.packTasks, tiles ** 3);
+      },
+      20,
     );
   });
 });
