@@ -6,8 +6,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { resolvePlatform } from '../src/platform/presets.ts';
+import { HfpScheduler } from '../src/sched/hfp.ts';
 import { simulate } from '../src/sim/simulate.ts';
 import { generateWorkload } from '../src/workloads/index.ts';
+import { oracleRun } from './conformance/harness.ts';
 
 const MiB = 2 ** 20;
 
@@ -25,6 +27,19 @@ describe('hfp', () => {
     assert.ok(hfp.bytesToDevices < darts.bytesToDevices, `${hfp.bytesToDevices} vs ${darts.bytesToDevices}`);
     // Every input block crosses at least once.
     assert.ok(hfp.bytesToDevices >= 200 * 960 * 3840 * 4);
+  });
+
+  test('a strip package starts in square shells: 2 loads, then 2 more per shell of tasks', () => {
+    // matmul2d N = 40 on 2 GPUs of 32 MiB with 1 MiB blocks: GPU 0's first package holds rows of A.
+    const { graph } = generateWorkload('matmul2d', { tiles: 40, tileSize: 256, inner: 1024 });
+    const platform = resolvePlatform('v100x2', { gpus: 2, gpuMem: 32 * MiB });
+    const hfp = new HfpScheduler();
+    const r = oracleRun('hfp strips', graph, platform, { scheduler: hfp, eviction: hfp.evictionPolicy() });
+    const gpu0 = r.placement.order.filter((t) => r.placement.workerOf[t] === 0);
+    assert.deepEqual(
+      gpu0.slice(0, 9).map((t) => graph.taskNames[t]),
+      ['0,0', '0,1', '1,0', '1,1', '0,2', '1,2', '2,0', '2,1', '2,2'].map((ij) => `GEMM(${ij})`),
+    );
   });
 
   test('one datum read by every task: all 4 GPUs compute', () => {

@@ -24,7 +24,11 @@
  * resident everywhere, so one shared datum never pins all the work on one GPU (issue 16).
  * Packages go to the GPU with the least planned work (the sum of its tasks' expected
  * durations); streamed data are ordered most recently streamed on that GPU first (the
- * boustrophedon order: a strip reuses the end of the previous one's stream).
+ * boustrophedon order: a strip reuses the end of the previous one's stream). A package starts
+ * with its anchor-only tasks and the tasks of its first `room` streamed data (those still
+ * resident from the GPU's previous package, then new ones) in square shells: anchor datum p
+ * and streamed datum c in shell max(p, c), so when nothing is resident yet s + 1 loads feed
+ * (s + 1)^2 tasks rather than s + 1, and the anchor's loads hide behind tasks from the start.
  *
  * Tasks of more inputs (random task sets of 4 to 6 inputs) and whatever the packages leave go
  * to a second planner (hfp/greedy.ts): dmdar's "fewest missing data" rule played out before the
@@ -36,15 +40,35 @@
  * average, and the plan whose simulation loads fewer bytes (packages + planner on the rest, or
  * the planner alone) is kept.
  *
+ * Graphs of accumulation chains (the tiled 3-D GEMM: the tasks of one C block form a chain
+ * along k through it, reading A and B blocks no task writes) have dependencies, yet every
+ * dependency stays in a chain and the whole future is known: hfp packs *whole chains*
+ * (hfp/chains.ts). A package is a set of chains planned step-major on one GPU (the first task
+ * of each chain, then the second of each, ...); its accumulators stay resident, and at step s
+ * it needs the step-s inputs of its chains only, so its footprint is acc(P) + max_s
+ * stepInputs_s(P) and it loads acc(P) + inputs(P), each datum once. On GEMM a p x q block of C
+ * loads p q + N (p + q) blocks for p q N tasks (the blocked schedule of the I/O lower bounds),
+ * where a C strip, or DARTS's ready-set choices, load about N blocks per chain. Chains join a
+ * package by fewest new bytes per task, ties to the chain that completes the most other chains
+ * (which keeps the block square), up to the memory budget and the GPU's share of the work. At
+ * run time (hfp/chain-runner.ts) a GPU takes the first ready task of its plan; a worker with
+ * nothing ready steals a whole chain (the victim's last, not started if any) while that
+ * shortens the longer queue. The eviction (hfp/eviction.ts) is Belady's rule over the plan,
+ * with one exception to the memory manager's clean-first rule while a chain plan runs: a
+ * modified replica the plan never uses again (a finished C block) goes before a clean replica
+ * the plan uses again, since its write-back is due anyway and the clean one would be loaded
+ * again. (The eviction policy then answers -1 to the clean-only request, so the memory manager
+ * asks again without the filter: a deliberate departure from "-1 only when none qualifies".)
+ *
  * At run time a GPU pops its plan in order; when its plan is empty it takes the fallback
  * scheduler's tasks, then steals the tail of the longest plan (the tasks the owner would reach
  * last; load balance, as HFP's ready-time stealing). Tasks whose inputs do not fit a GPU,
- * every task of a graph with dependencies or submitted while the engine runs, runs without
- * memory pressure, and CPU workers, go to an embedded DARTS (seed 000 Algorithm 2, with
+ * every task of other graphs with dependencies or submitted while the engine runs, runs
+ * without memory pressure, and CPU workers, go to an embedded DARTS (seed 000 Algorithm 2, with
  * its share cap when GPUs are idle); a CPU worker takes DARTS's tasks first (their data are on
- * the host), then steals a plan's tail. Eviction is Belady's rule over the known future
- * (pipeline, then the plan, then DARTS's planned tasks): with the order fixed ahead it is the
- * eviction consistent with the plan.
+ * the host), then steals a plan's tail (a chain, under a chain plan). Eviction is Belady's rule
+ * over the known future (pipeline, then the plan, then DARTS's planned tasks): with the order
+ * fixed ahead it is the eviction consistent with the plan.
  *
  * Cost: packing is O(packages x anchor size x |R| x d^2) for d inputs per task (the scores
  * are recomputed over the remaining tasks for each anchor datum; packing stops at a package
@@ -54,12 +78,18 @@
  * 852 to 1,705 data (both measured on a loaded 2-core machine, `planStats.planMs`; not charged
  * to the simulated time unless --charge-scheduling). A pop is
  * O(1) amortised; a steal O(plan length) in the worst case (tasks already taken are skipped).
- * Memory O(T + H).
+ * Chain packing is O(chains) per chain joining a package plus O(new inputs x readers) for the
+ * tied candidates: about 0.1 to 0.7 s for 3-D GEMM at N = 17 to 24 (289 to 576 chains). A
+ * chain-plan pop is O(1) amortised (O(256) when its head is not ready), a chain steal
+ * O(chain length); each victim under a chain plan rescans up to 2,000 planned tasks, as
+ * Belady's rule does. No allocation on a pop. Memory O(T + H).
  */
 import type { EvictionPolicy, SchedContext, Scheduler } from '../core/policy.ts';
 import { AccessMode } from '../core/types.ts';
-import { BeladyEviction } from '../evict/belady.ts';
 import { DartsScheduler } from './darts/darts.ts';
+import { ChainRunner } from './hfp/chain-runner.ts';
+import { findChains, planChains } from './hfp/chains.ts';
+import { PlanEviction } from './hfp/eviction.ts';
 import { planGreedy } from './hfp/greedy.ts';
 import type { SchedulerOptions } from './options.ts';
 
@@ -74,6 +104,9 @@ export const PACK_MAX_INPUTS = 2;
 
 /** Tasks' footprint kept free on each GPU by the fewest-missing planner (hfp/greedy.ts). */
 export const GREEDY_RESERVE_TASKS = 2;
+
+/** Tasks' footprint kept free on each GPU by a chain plan (hfp/chains.ts), besides its own footprint. */
+export const CHAIN_RESERVE_TASKS = 2;
 
 /** A ready task within this fraction of the highest remaining priority is on the critical path. */
 export const CRITICAL_SLACK = 0.03;
@@ -101,6 +134,8 @@ export class HfpScheduler implements Scheduler {
   private frontier = 0;
   /** Ready critical tasks kept from DARTS, highest priority last. */
   private critical: number[] = [];
+  /** The chain plan's run time (graphs of accumulation chains, hfp/chains.ts), if one was made. */
+  private chainRunner: ChainRunner | undefined;
 
   /**
    * The last plan's figures (undefined when nothing was planned): tasks the packages planned,
@@ -147,6 +182,7 @@ export class HfpScheduler implements Scheduler {
     this.frontier = 0;
     this.critical = [];
     this.planStats = undefined;
+    this.chainRunner = undefined;
   }
 
   grow(tasks: number, handles: number): void {
@@ -160,6 +196,7 @@ export class HfpScheduler implements Scheduler {
 
   push(task: number): void {
     if (!this.decided) this.buffered.push(task);
+    else if (this.chainRunner?.has(task)) this.chainRunner.push(task);
     else if (this.isCritical(task)) this.addCritical(task);
     else this.inner.push(task);
   }
@@ -168,6 +205,10 @@ export class HfpScheduler implements Scheduler {
     if (!this.decided) this.decideNow(true);
     let t = this.popCritical(worker);
     if (t >= 0) return t;
+    if (this.chainRunner !== undefined) {
+      t = this.chainRunner.pop(worker);
+      if (t >= 0) return t;
+    }
     const k = this.kOf[worker]!;
     if (k >= 0) {
       t = this.next(k);
@@ -234,6 +275,7 @@ export class HfpScheduler implements Scheduler {
 
   /** GPU `worker`'s known future after its pipeline: its plan, then DARTS's planned tasks. */
   *plannedTasks(worker: number): Iterable<number> {
+    if (this.chainRunner !== undefined) yield* this.chainRunner.planned(worker);
     const k = this.kOf[worker]!;
     if (k >= 0) {
       const list = this.plan[k]!;
@@ -244,7 +286,7 @@ export class HfpScheduler implements Scheduler {
 
   /** Belady's rule over plannedTasks' future. */
   evictionPolicy(): EvictionPolicy {
-    return new BeladyEviction();
+    return new PlanEviction(() => this.chainRunner !== undefined);
   }
 
   // ------------------------------------------------------------------ run time
@@ -294,15 +336,18 @@ export class HfpScheduler implements Scheduler {
     const ready = this.buffered;
     this.buffered = [];
     let leftover = ready;
+    if (this.taken.length < this.ctx.taskCapacity) {
+      const t = new Uint8Array(this.ctx.taskCapacity);
+      t.set(this.taken);
+      this.taken = t;
+    }
     if (whole && this.gpus.length > 0 && ready.length === g.taskCount && ready.length > 0) {
-      if (this.taken.length < this.ctx.taskCapacity) {
-        const t = new Uint8Array(this.ctx.taskCapacity);
-        t.set(this.taken);
-        this.taken = t;
-      }
       const t0 = performance.now();
       leftover = this.pack(ready);
       if (this.planStats !== undefined) this.planStats.planMs = performance.now() - t0;
+    } else if (whole && this.gpus.length > 0 && ready.length > 0 && this.planChainGraph()) {
+      for (const t of ready) this.chainRunner!.push(t);
+      leftover = [];
     }
     // Graphs with dependencies and priorities: ready tasks at the critical path's front go first.
     const pr = g.taskPriority.data;
@@ -316,6 +361,52 @@ export class HfpScheduler implements Scheduler {
       }
     }
     for (const t of leftover) this.push(t);
+  }
+
+  /**
+   * Plans a graph of accumulation chains (hfp/chains.ts) under memory pressure, every task on
+   * every GPU; returns false (nothing planned) for any other graph.
+   */
+  private planChainGraph(): boolean {
+    const ctx = this.ctx;
+    const g = ctx.graph;
+    const T = g.taskCount;
+    for (let t = 0; t < T; t++) for (const w of this.gpus) if (!ctx.canRun(t, w)) return false;
+    let bytes = 0;
+    for (let h = 0; h < g.handleCount; h++) bytes += g.handleSize.data[h]!;
+    let capacity = 0;
+    for (const w of this.gpus) capacity += ctx.memoryCapacity(ctx.platform.workers[w]!.node);
+    if (bytes <= capacity) return false;
+    const t0 = performance.now();
+    const chains = findChains(g);
+    if (chains === undefined) return false;
+    let footprint = 0;
+    for (let t = 0; t < T; t++) {
+      let b = 0;
+      for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++)
+        b += g.handleSize.data[g.accessHandle.data[a]!]!;
+      footprint = Math.max(footprint, b);
+    }
+    const plan = planChains({
+      chains,
+      size: g.handleSize.data,
+      handles: g.handleCount,
+      budget: this.gpus.map(
+        (w) => ctx.memoryCapacity(ctx.platform.workers[w]!.node) - CHAIN_RESERVE_TASKS * footprint,
+      ),
+      duration: (t) => ctx.taskDuration(t, this.gpus[0]!),
+    });
+    if (plan === undefined) return false;
+    this.chainRunner = new ChainRunner(ctx, chains, plan, this.gpus, this.taken);
+    this.planStats = {
+      packTasks: T,
+      packBytes: plan.loadedBytes,
+      restBytes: 0,
+      aloneBytes: -1,
+      packed: true,
+      planMs: performance.now() - t0,
+    };
+    return true;
   }
 
   /** Builds the packages; returns the tasks no package took. */
@@ -497,10 +588,10 @@ export class HfpScheduler implements Scheduler {
         work[k]! += ctx.taskDuration(t, this.gpus[k]!);
         remaining--;
       };
-      own.sort((x, y) => x - y).forEach(add);
-      // Streamed data likely still resident (the last `room` streamed on k) first, their tasks
-      // in anchor order: each new anchor datum is then used by several tasks in a row, which
-      // hides its load behind them; then the other streamed data, one group each.
+      // The tasks on the anchor alone and those of the streamed data likely still resident (the
+      // last `room` streamed on k) first, in anchor order: each new anchor datum is then used
+      // by several tasks in a row, which hides its load behind them; then the other streamed
+      // data, one group each.
       const room = Math.max(1, Math.floor((RESERVE_TASKS * footprint) / Math.max(1, maxInput)));
       const recent = new Set(recentOf[k]!.slice(-room));
       const pos = new Map(anchor.map((a, i) => [a, i]));
@@ -509,15 +600,32 @@ export class HfpScheduler implements Scheduler {
         for (const h of inputs.get(t)!) p = Math.min(p, pos.get(h) ?? p);
         return p;
       };
+      // Then, while fewer than `room` are recent, the next streamed data join them: the new
+      // anchor data then load one per `room` tasks rather than one per task (a package's
+      // first stream would otherwise wait on every anchor load in turn).
       const first = streamed.filter((d) => recent.has(d));
+      for (const d of streamed) {
+        if (first.length >= room) break;
+        if (recent.has(d)) continue;
+        first.push(d);
+        packBytes += size[d]!;
+        recentOf[k]!.push(d);
+      }
+      const inFirst = new Set(first);
       const order = new Map(first.map((d, i) => [d, i]));
-      const warm = first.flatMap((d) => groups.get(d)!);
-      warm.sort((x, y) => anchorPos(x) - anchorPos(y) || order.get(streamOf(x))! - order.get(streamOf(y))!);
+      const warm = [...own, ...first.flatMap((d) => groups.get(d)!)];
+      const rankOf = (t: number) => order.get(streamOf(t)) ?? -1;
+      // Square shells (row p and column c in shell max(p, c)): at a package's start, when
+      // nothing is resident, s + 1 loads give (s + 1)^2 tasks rather than s + 1.
+      const shell = (t: number) => Math.max(anchorPos(t), rankOf(t));
+      warm.sort(
+        (x, y) => shell(x) - shell(y) || anchorPos(x) - anchorPos(y) || rankOf(x) - rankOf(y) || x - y,
+      );
       warm.forEach(add);
       for (const d of first) lastStream.set(d * K + k, rank++);
       for (const a of anchor) packBytes += size[a]!;
       for (const d of streamed) {
-        if (recent.has(d)) continue;
+        if (inFirst.has(d)) continue;
         packBytes += size[d]!;
         for (const t of groups.get(d)!.sort((x, y) => x - y)) add(t);
         lastStream.set(d * K + k, rank++);

@@ -37,7 +37,7 @@ export const SCHEDULERS: Record<string, SchedulerEntry> = {
   ...DARTS_SCHEDULERS,
   hfp: {
     description:
-      'memory-aware strip packing (HFP-like anchors + streamed data) planned per GPU, stealing, Belady on the plan; DARTS for the rest',
+      'memory-aware packing planned per GPU (HFP-like anchors + streamed data; whole accumulation chains, e.g. 3-D GEMM), stealing, Belady on the plan; DARTS for the rest',
     create: (o) => new HfpScheduler(o),
   },
 };
