@@ -183,7 +183,10 @@ export interface EvictionPolicy {
    * no clean one qualifies, so every policy takes clean data first in its own order. With
    * `peek`, nothing is evicted: the memory manager only asks which modified replica the policy
    * would take first, to write it back early (EngineOptions.minClean); the policy then changes
-   * nothing (LUF does not unplan the victim's tasks).
+   * nothing (LUF does not unplan the victim's tasks). A policy may decline the clean filter by
+   * returning -1 although some clean replica qualifies, when it knows a modified replica to be
+   * the better victim (hfp's plan eviction: a finished accumulator the plan never uses again
+   * before a clean datum the plan still needs); the memory manager then asks without it.
    */
   victim(node: number, allow?: (handle: number) => boolean, peek?: boolean): number;
 }
