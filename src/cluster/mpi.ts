@@ -6,7 +6,7 @@
  * `timeoutS` seconds (a peer that died without the job noticing).
  */
 import { LocusError } from '../core/types.ts';
-import { type Completion, loadMpi, type MpiAddon } from './addon.ts';
+import { loadMpi, type MpiAddon } from './addon.ts';
 
 /** A communicator handle: COMM_WORLD is 0, dup() makes others. */
 export type Comm = number;
@@ -74,10 +74,13 @@ export class Mpi {
   /** The MPI library's version string. */
   readonly library: string;
   private readonly addon: MpiAddon;
-  private readonly pending = new Map<
-    number,
-    { resolve: (s: MpiStatus) => void; reject: (e: Error) => void }
-  >();
+  /** The settling functions of each request in flight, by request id (the addon reuses ids). */
+  private readonly resolvers: (((s: MpiStatus) => void) | undefined)[] = [];
+  private readonly rejecters: (((e: Error) => void) | undefined)[] = [];
+  /** Requests in flight. */
+  private count = 0;
+  /** Where the addon writes completions (5 ints each), grown with the requests in flight. */
+  private out = new Int32Array(5 * 64);
   /** A microtask poll is queued. */
   private microQueued = false;
   /** A setImmediate poll is queued. */
@@ -141,7 +144,13 @@ export class Mpi {
 
   /** MPI_Isend of `buf`'s bytes; the addon keeps `buf` alive until the send completes. */
   isend(buf: ArrayBufferView | ArrayBuffer, dest: number, tag: number, comm: Comm = COMM_WORLD): RawRequest {
-    return this.track(this.call(() => this.addon.isend(buf, dest, tag, comm)));
+    let id: number;
+    try {
+      id = this.addon.isend(buf, dest, tag, comm);
+    } catch (e) {
+      throw mpiError(e);
+    }
+    return this.track(id);
   }
 
   /** MPI_Irecv into `buf`; the addon keeps `buf` alive until the receive completes. */
@@ -151,12 +160,18 @@ export class Mpi {
     tag: number,
     comm: Comm = COMM_WORLD,
   ): RawRequest {
-    return this.track(this.call(() => this.addon.irecv(buf, source, tag, comm)));
+    let id: number;
+    try {
+      id = this.addon.irecv(buf, source, tag, comm);
+    } catch (e) {
+      throw mpiError(e);
+    }
+    return this.track(id);
   }
 
   /** Requests in flight. */
   get inflight(): number {
-    return this.pending.size;
+    return this.count;
   }
 
   /** MPI_Barrier (blocking: the event loop stops until every process reaches it). */
@@ -171,7 +186,8 @@ export class Mpi {
 
   /** MPI_Finalize, once every request completed. */
   async finalize(): Promise<void> {
-    await Promise.allSettled([...this.pending.keys()].map((id) => this.waitFor(id)));
+    const ids = [...this.resolvers.keys()].filter((id) => this.resolvers[id] !== undefined);
+    await Promise.allSettled(ids.map((id) => this.waitFor(id)));
     this.call(() => this.addon.finalize());
   }
 
@@ -184,19 +200,17 @@ export class Mpi {
   /** Settles when request `id` completes (no blocking call: the polling loop completes it). */
   private waitFor(id: number): Promise<void> {
     return new Promise((resolve) => {
-      const p = this.pending.get(id);
-      if (!p) return resolve();
-      const { resolve: r0, reject: j0 } = p;
-      this.pending.set(id, {
-        resolve: (s) => {
-          r0(s);
-          resolve();
-        },
-        reject: (e) => {
-          j0(e);
-          resolve();
-        },
-      });
+      const r0 = this.resolvers[id];
+      const j0 = this.rejecters[id];
+      if (!r0 || !j0) return resolve();
+      this.resolvers[id] = (s) => {
+        r0(s);
+        resolve();
+      };
+      this.rejecters[id] = (e) => {
+        j0(e);
+        resolve();
+      };
     });
   }
 
@@ -204,15 +218,16 @@ export class Mpi {
     try {
       return f();
     } catch (e) {
-      if (e instanceof LocusError) throw e;
-      const msg = e instanceof Error ? e.message : String(e);
-      throw new LocusError('LOCUS_MPI_FAILED', msg.replace(/^locus-mpi: /, 'MPI: '));
+      throw mpiError(e);
     }
   }
 
   private track(id: number): RawRequest {
-    const done = new Promise<MpiStatus>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    if (this.pending.size === 1) this.lastProgress = Date.now();
+    const done = new Promise<MpiStatus>((resolve, reject) => {
+      this.resolvers[id] = resolve;
+      this.rejecters[id] = reject;
+    });
+    if (++this.count === 1) this.lastProgress = Date.now();
     this.schedule();
     return { id, done };
   }
@@ -249,44 +264,65 @@ export class Mpi {
   };
 
   private poll(): void {
-    if (this.pending.size === 0) return;
-    let done: Completion[];
+    if (this.count === 0) return;
+    if (this.out.length < 5 * this.count) this.out = new Int32Array(10 * this.count);
+    let n: number;
     try {
       // Up to TRIES non-blocking MPI_Testsome calls in a row (each a bounded busy-poll in C of
       // at most spinUs microseconds), returning at the first completion: the turn stays short.
-      done = this.addon.testsome(this.spinUs);
-      for (let i = 1; i < TRIES && done.length === 0; i++) done = this.addon.testsome(this.spinUs);
+      n = this.addon.testsome(this.spinUs, this.out);
+      for (let i = 1; i < TRIES && n === 0; i++) n = this.addon.testsome(this.spinUs, this.out);
     } catch (e) {
       this.failAll(e instanceof Error ? e.message : String(e));
       return;
     }
-    if (done.length > 0) this.lastProgress = Date.now();
     // Settling queues the continuations as microtasks: those that post new requests schedule
-    // a microtask poll then (track); the requests still in flight get the next turn's poll.
-    for (const c of done) this.settle(c);
-    if (this.pending.size === 0) return;
+    // a microtask poll then (track).
+    const o = this.out;
+    for (let k = 0; k < n; k++)
+      this.settle(o[5 * k]!, o[5 * k + 1]!, o[5 * k + 2]!, o[5 * k + 3]!, o[5 * k + 4]!);
+    if (this.count === 0) return;
+    if (n > 0) {
+      this.lastProgress = Date.now();
+      // Messages are flowing: poll again once the continuations ran (a microtask while the
+      // chain is young), not one event-loop turn later.
+      this.schedule();
+      return;
+    }
     if (this.timeoutS > 0 && Date.now() - this.lastProgress > this.timeoutS * 1000) {
       this.abort(
-        `no MPI message completed in ${this.timeoutS} s with ${this.pending.size} requests in flight (a peer died or the ranks do not match their sends and receives): aborting the job`,
+        `no MPI message completed in ${this.timeoutS} s with ${this.count} requests in flight (a peer died or the ranks do not match their sends and receives): aborting the job`,
       );
     }
     this.scheduleTurn();
   }
 
   /** Settles the promise of one completed request. */
-  private settle([id, source, tag, bytes, error, text]: Completion): void {
-    const p = this.pending.get(id);
-    this.pending.delete(id);
-    if (!p) return;
+  private settle(id: number, source: number, tag: number, bytes: number, error: number): void {
+    const resolve = this.resolvers[id];
+    const reject = this.rejecters[id];
+    this.resolvers[id] = undefined;
+    this.rejecters[id] = undefined;
+    if (!resolve || !reject) return;
+    this.count--;
     if (error !== 0) {
-      const what = `MPI request (peer ${source}, tag ${tag}) failed: ${text ?? `error ${error}`}`;
-      p.reject(new LocusError('LOCUS_MPI_FAILED', what));
-    } else p.resolve({ source, tag, bytes });
+      const what = `MPI request (peer ${source}, tag ${tag}) failed: ${this.addon.errorText(error)}`;
+      reject(new LocusError('LOCUS_MPI_FAILED', what));
+    } else resolve({ source, tag, bytes });
   }
 
   private failAll(message: string): void {
     const e = new LocusError('LOCUS_MPI_FAILED', message.replace(/^locus-mpi: /, 'MPI: '));
-    for (const [, p] of this.pending) p.reject(e);
-    this.pending.clear();
+    const rejecters = this.rejecters.splice(0);
+    this.resolvers.length = 0;
+    this.count = 0;
+    for (const reject of rejecters) reject?.(e);
   }
+}
+
+/** An addon error as a LocusError (LOCUS_MPI_FAILED). */
+function mpiError(e: unknown): LocusError {
+  if (e instanceof LocusError) return e;
+  const msg = e instanceof Error ? e.message : String(e);
+  return new LocusError('LOCUS_MPI_FAILED', msg.replace(/^locus-mpi: /, 'MPI: '));
 }
