@@ -1,6 +1,7 @@
 /**
  * One rank of bench/mpi-pingpong.ts through the addon (src/cluster/mpi.ts): the same ping-pong
- * as bench/mpi-pingpong.c, each request completed by the event-loop polling loop (await). As
+ * as bench/mpi-pingpong.c, with non-blocking requests completed by the event-loop polling loop
+ * (isend/irecv, await), or with the blocking calls (send/recv) when LOCUS_BENCH_BLOCKING=1. As
  * in C, every round trip is timed on its own: rank 0 reports the mean and the median.
  * Usage: mpirun -np 2 node --import tsx bench/mpi-pingpong-rank.ts LAT_ITERS BW_ITERS
  * (LOCUS_BENCH_SPIN_US, when set, is Mpi.init's spinUs.)
@@ -11,6 +12,7 @@ const spinEnv = process.env.LOCUS_BENCH_SPIN_US;
 const mpi = Mpi.init(spinEnv === undefined || spinEnv === '' ? {} : { spinUs: Number(spinEnv) });
 const { rank } = mpi;
 const peer = 1 - rank;
+const blocking = process.env.LOCUS_BENCH_BLOCKING === '1';
 
 /** Seconds for `iters` round trips of `bytes`; each round trip's seconds in `each`. */
 async function pingpong(buf: Uint8Array, bytes: number, iters: number, each: number[] = []): Promise<number> {
@@ -19,7 +21,15 @@ async function pingpong(buf: Uint8Array, bytes: number, iters: number, each: num
   const t0 = mpi.wtime();
   for (let i = 0; i < iters; i++) {
     const ti = mpi.wtime();
-    if (rank === 0) {
+    if (blocking) {
+      if (rank === 0) {
+        mpi.send(view, peer, 0);
+        mpi.recv(view, peer, 1);
+      } else {
+        mpi.recv(view, peer, 0);
+        mpi.send(view, peer, 1);
+      }
+    } else if (rank === 0) {
       const r = mpi.irecv(view, peer, 1);
       const s = mpi.isend(view, peer, 0);
       await Promise.all([r.done, s.done]);

@@ -68,7 +68,7 @@ interface PingPong {
 }
 
 /** One 2-rank run; its JSON line. */
-function run(cmd: string[]): PingPong {
+function run(cmd: string[], blocking = false): PingPong {
   const r = spawnSync(
     'mpirun',
     [
@@ -78,6 +78,8 @@ function run(cmd: string[]): PingPong {
       '2',
       '-x',
       'LOCUS_BENCH_SPIN_US',
+      '-x',
+      'LOCUS_BENCH_BLOCKING',
       ...cmd,
       String(LAT_ITERS),
       String(BW_ITERS),
@@ -87,7 +89,11 @@ function run(cmd: string[]): PingPong {
       encoding: 'utf8',
       timeout: 300_000,
       killSignal: 'SIGKILL',
-      env: { ...process.env, LOCUS_BENCH_SPIN_US: String(SPIN_US) },
+      env: {
+        ...process.env,
+        LOCUS_BENCH_SPIN_US: String(SPIN_US),
+        LOCUS_BENCH_BLOCKING: blocking ? '1' : '0',
+      },
     },
   );
   const line = r.stdout.split('\n').find((l) => l.startsWith('{'));
@@ -103,18 +109,30 @@ function run(cmd: string[]): PingPong {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const c: PingPong[] = [];
 const node: PingPong[] = [];
+const nodeBlocking: PingPong[] = [];
+const rank = [process.execPath, '--import', 'tsx', 'bench/mpi-pingpong-rank.ts'];
 for (let i = 0; i < ROUNDS; i++) {
   c.push(run([bin]));
-  node.push(run([process.execPath, '--import', 'tsx', 'bench/mpi-pingpong-rank.ts']));
+  node.push(run(rank));
+  nodeBlocking.push(run(rank, true));
 }
-/** One line: the median over the runs of `key` in C and through the addon, and their ratio. */
+/**
+ * One line: the median over the runs of `key` in C, through the addon's non-blocking calls
+ * (await) and its blocking ones, and the ratios to C.
+ */
 function line(label: string, key: keyof PingPong, unit: string, digits: number): string {
   const cv = median(c.map((x) => x[key]));
   const nv = median(node.map((x) => x[key]));
-  return `  ${label.padEnd(38)} C ${cv.toFixed(digits)} ${unit}, addon ${nv.toFixed(digits)} ${unit}, addon/C ${(nv / cv).toFixed(2)}`;
+  const bv = median(nodeBlocking.map((x) => x[key]));
+  const f = (v: number) => `${v.toFixed(digits)} ${unit}`;
+  return (
+    `  ${label.padEnd(37)} C ${f(cv)}; addon await ${f(nv)} (x${(nv / cv).toFixed(2)}), ` +
+    `blocking ${f(bv)} (x${(bv / cv).toFixed(2)})`
+  );
 }
 console.log(
-  `mpi ping-pong, 2 ranks on this machine, median of ${ROUNDS} alternated runs (addon spinUs ${SPIN_US}):`,
+  `mpi ping-pong, 2 ranks on this machine, median of ${ROUNDS} alternated runs (addon spinUs ${SPIN_US}); ` +
+    'addon await: isend/irecv completed by the event-loop polling; blocking: send/recv; (xR): R times C',
 );
 console.log(line('latency 1 KB, median round trip / 2:', 'latencyMedianUs', 'us', 2));
 console.log(line('latency 1 KB, mean:', 'latencyUs', 'us', 2));

@@ -367,6 +367,56 @@ static napi_value Testsome(napi_env env, napi_callback_info info) {
   return mkInt(env, outcount);
 }
 
+// waitOne(id, timeoutS, out) -> 1 once request `id` completed (its [id, source, tag, bytes,
+// error] written to the Int32Array `out`, the request freed), 0 if it did not complete within
+// timeoutS seconds (it stays in flight). Blocks the calling thread: the blocking calls of the
+// API (send, recv) use it. timeoutS <= 0: MPI_Wait, no limit.
+static napi_value WaitOne(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (!ready(env)) return NULL;
+  int id = -1;
+  if (argc < 3 || !getInt(env, argv[0], &id) || id < 0 || id >= nslots || !slots[id].active) {
+    napi_throw_error(env, "LOCUS_MPI", "locus-mpi: waitOne: not a request in flight");
+    return NULL;
+  }
+  double timeoutS = 0;
+  napi_get_value_double(env, argv[1], &timeoutS);
+  napi_typedarray_type t;
+  napi_value ab;
+  size_t off, len = 0;
+  void* data = NULL;
+  if (napi_get_typedarray_info(env, argv[2], &t, &len, &data, &ab, &off) != napi_ok || t != napi_int32_array || len < 5) {
+    napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: waitOne: out must be an Int32Array of 5 ints or more");
+    return NULL;
+  }
+  MPI_Status st;
+  int rc;
+  if (timeoutS > 0) {
+    double until = MPI_Wtime() + timeoutS;
+    int flag = 0;
+    for (;;) {
+      rc = MPI_Test(&slots[id].req, &flag, &st);
+      if (rc != MPI_SUCCESS || flag) break;
+      if (MPI_Wtime() >= until) return mkInt(env, 0);
+    }
+  } else {
+    rc = MPI_Wait(&slots[id].req, &st);
+  }
+  int32_t* o = data;
+  int recv = slots[id].kind == 2;
+  int count = 0;
+  if (recv && rc == MPI_SUCCESS) MPI_Get_count(&st, MPI_BYTE, &count);
+  o[0] = id;
+  o[1] = recv ? st.MPI_SOURCE : -1;
+  o[2] = recv ? st.MPI_TAG : -1;
+  o[3] = count;
+  o[4] = rc == MPI_SUCCESS ? 0 : rc;
+  freeSlot(env, id);
+  return mkInt(env, 1);
+}
+
 // errorText(code) -> MPI_Error_string of an MPI error code
 static napi_value ErrorText(napi_env env, napi_callback_info info) {
   size_t argc = 1;
@@ -504,6 +554,7 @@ NAPI_MODULE_INIT() {
       FN("test", Test),       FN("wait", Wait),           FN("inflight", Inflight),
       FN("barrier", Barrier), FN("wtime", Wtime),         FN("finalize", Finalize),
       FN("abort", Abort),     FN("state", State),       FN("errorText", ErrorText),
+      FN("waitOne", WaitOne),
   };
   napi_define_properties(env, exports, sizeof d / sizeof d[0], d);
   return exports;

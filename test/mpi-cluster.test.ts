@@ -157,6 +157,7 @@ describe('cluster under mpirun', { skip, timeout: 600_000 }, () => {
       detached: 6,
       // the sum of i + 1 over 5000 round trips
       pingpong: { sum: (5000 * 4999) / 2 + 5000, immediateRan: true },
+      blocking: { sum: (1000 * 999) / 2 + 1000, error: 'none' },
     });
     assert.deepEqual(r1, {
       rank: 1,
@@ -171,6 +172,10 @@ describe('cluster under mpirun', { skip, timeout: 600_000 }, () => {
       callbacks: 1,
       sizeError: 'LOCUS_MPI_FAILED: MPI request (peer 0, tag 11) failed: MPI_ERR_TRUNCATE: message truncated',
       pingpong: { sum: 5000 * 1024, immediateRan: true }, // bytes received: 5000 x 1 KB
+      blocking: {
+        sum: 1000 * 16, // bytes received: 1000 x 4 ints
+        error: 'LOCUS_MPI_FAILED: MPI receive from 0, tag 31 failed: MPI_ERR_TRUNCATE: message truncated',
+      },
     });
   });
 
@@ -230,6 +235,15 @@ describe('cluster under mpirun', { skip, timeout: 600_000 }, () => {
       assert.equal(r.stdout, '');
     });
   }
+
+  test('a blocking receive from a silent peer: the watchdog aborts the job with one clear line', () => {
+    const r = mpirun(2, 'test/mpi-block-stall.program.ts');
+    assert.notEqual(r.status, 0, `${r.stdout}\n${r.stderr}`);
+    const lines = r.stderr.split('\n').filter((l) => l.startsWith('locus:'));
+    assert.deepEqual(lines, [
+      'locus: rank 1: no MPI message completed in 2 s in a blocking send or receive (a peer died or the ranks do not match their sends and receives): aborting the job',
+    ]);
+  });
 
   test('a rank alive but silent: the watchdog aborts the job with one clear line', () => {
     const r = mpirun(4, 'examples/mpi-ring.ts', '--stall-rank', '1', '--timeout', '5');

@@ -44,6 +44,11 @@ export interface MpiAddon {
   testsome(spinUs: number, out: Int32Array): number;
   /** The text of an MPI error code. */
   errorText(code: number): string;
+  /**
+   * Blocks until request `id` completes (1, its completion written to `out` as for testsome)
+   * or `timeoutS` seconds passed (0; no limit when timeoutS <= 0).
+   */
+  waitOne(id: number, timeoutS: number, out: Int32Array): number;
   test(id: number): Completion | null;
   wait(id: number): Completion;
   inflight(): number;

@@ -46,6 +46,9 @@ export interface MpiInitOptions {
  */
 const CHAIN_MS = 0.5;
 
+/** Microtask polls between two readings of the clock (the chain's age). */
+const CLOCK_EVERY = 16;
+
 /** MPI_Testsome calls (each with its bounded spin) per poll while nothing completes. */
 const TRIES = 16;
 
@@ -81,13 +84,20 @@ export class Mpi {
   private count = 0;
   /** Where the addon writes completions (5 ints each), grown with the requests in flight. */
   private out = new Int32Array(5 * 64);
+  /** Where the addon writes the completion of a blocking call. */
+  private readonly blockOut = new Int32Array(5);
   /** A microtask poll is queued. */
   private microQueued = false;
   /** A setImmediate poll is queued. */
   private turnQueued = false;
   /** performance.now() when the last event-loop turn's poll began (the chain's start). */
   private turnStart = 0;
-  private lastProgress = Date.now();
+  /** Polls scheduled as microtasks since the last turn (the clock is read every CLOCK_EVERY). */
+  private chained = 0;
+  /** The chain of microtask polls is CHAIN_MS old: the next poll waits for a turn. */
+  private chainExpired = false;
+  /** Date.now() at the first poll that found nothing since the last completion (0: none yet). */
+  private stalledSince = 0;
   private readonly timeoutS: number;
   private readonly spinUs: number;
   private static instance: Mpi | undefined;
@@ -169,6 +179,27 @@ export class Mpi {
     return this.track(id);
   }
 
+  /**
+   * MPI_Send (blocking): returns once `buf` may be reused. The event loop stops meanwhile (as
+   * for barrier): the blocking calls suit code that has nothing else to do until the message
+   * went, and cost no event-loop turn. The watchdog applies: no completion within timeoutS
+   * seconds aborts the job.
+   */
+  send(buf: ArrayBufferView | ArrayBuffer, dest: number, tag: number, comm: Comm = COMM_WORLD): void {
+    this.block(
+      this.call(() => this.addon.isend(buf, dest, tag, comm)),
+      `send to ${dest}, tag ${tag}`,
+    );
+  }
+
+  /** MPI_Recv (blocking) into `buf`: its status once the message arrived; as send() otherwise. */
+  recv(buf: ArrayBufferView | ArrayBuffer, source: number, tag: number, comm: Comm = COMM_WORLD): MpiStatus {
+    return this.block(
+      this.call(() => this.addon.irecv(buf, source, tag, comm)),
+      `receive from ${source}, tag ${tag}`,
+    );
+  }
+
   /** Requests in flight. */
   get inflight(): number {
     return this.count;
@@ -222,12 +253,27 @@ export class Mpi {
     }
   }
 
+  /** Waits (blocking) for request `id` (`what`, posted without track()): its status, or throws its error. */
+  private block(id: number, what: string): MpiStatus {
+    const out = this.blockOut;
+    const done = this.call(() => this.addon.waitOne(id, this.timeoutS, out));
+    if (done === 0) {
+      this.abort(
+        `no MPI message completed in ${this.timeoutS} s in a blocking send or receive (a peer died or the ranks do not match their sends and receives): aborting the job`,
+      );
+    }
+    if (out[4] !== 0) {
+      throw new LocusError('LOCUS_MPI_FAILED', `MPI ${what} failed: ${this.addon.errorText(out[4]!)}`);
+    }
+    return { source: out[1]!, tag: out[2]!, bytes: out[3]! };
+  }
+
   private track(id: number): RawRequest {
     const done = new Promise<MpiStatus>((resolve, reject) => {
       this.resolvers[id] = resolve;
       this.rejecters[id] = reject;
     });
-    if (++this.count === 1) this.lastProgress = Date.now();
+    if (++this.count === 1) this.stalledSince = 0;
     this.schedule();
     return { id, done };
   }
@@ -239,10 +285,15 @@ export class Mpi {
    * the engine run in between).
    */
   private schedule(): void {
-    if (!this.microQueued && performance.now() - this.turnStart < CHAIN_MS) {
+    if (this.microQueued) return;
+    // performance.now() costs about as much as the rest of a post: read it every CLOCK_EVERY.
+    if (++this.chained % CLOCK_EVERY === 0 && performance.now() - this.turnStart >= CHAIN_MS)
+      this.chainExpired = true;
+    if (this.chainExpired) this.scheduleTurn();
+    else {
       this.microQueued = true;
       queueMicrotask(this.microPoll);
-    } else this.scheduleTurn();
+    }
   }
 
   /** Schedules a poll on the next event-loop turn (setImmediate), once. */
@@ -260,6 +311,8 @@ export class Mpi {
   private readonly turnPoll = (): void => {
     this.turnQueued = false;
     this.turnStart = performance.now();
+    this.chained = 0;
+    this.chainExpired = false;
     this.poll();
   };
 
@@ -283,13 +336,15 @@ export class Mpi {
       this.settle(o[5 * k]!, o[5 * k + 1]!, o[5 * k + 2]!, o[5 * k + 3]!, o[5 * k + 4]!);
     if (this.count === 0) return;
     if (n > 0) {
-      this.lastProgress = Date.now();
+      this.stalledSince = 0;
       // Messages are flowing: poll again once the continuations ran (a microtask while the
       // chain is young), not one event-loop turn later.
       this.schedule();
       return;
     }
-    if (this.timeoutS > 0 && Date.now() - this.lastProgress > this.timeoutS * 1000) {
+    const now = Date.now();
+    if (this.stalledSince === 0) this.stalledSince = now;
+    else if (this.timeoutS > 0 && now - this.stalledSince > this.timeoutS * 1000) {
       this.abort(
         `no MPI message completed in ${this.timeoutS} s with ${this.count} requests in flight (a peer died or the ranks do not match their sends and receives): aborting the job`,
       );
