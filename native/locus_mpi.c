@@ -367,55 +367,84 @@ static napi_value Testsome(napi_env env, napi_callback_info info) {
   return mkInt(env, outcount);
 }
 
-// waitOne(id, timeoutS, out) -> 1 once request `id` completed (its [id, source, tag, bytes,
-// error] written to the Int32Array `out`, the request freed), 0 if it did not complete within
-// timeoutS seconds (it stays in flight). Blocks the calling thread: the blocking calls of the
-// API (send, recv) use it. timeoutS <= 0: MPI_Wait, no limit.
-static napi_value WaitOne(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
+// sendBlocking(buffer, dest, tag, comm, timeoutS, out) / recvBlocking(buffer, source, tag,
+// comm, timeoutS, out) -> 1 once the message went or came (its [-1, source, tag, bytes, error]
+// written to the Int32Array `out`), 0 if it did not within timeoutS seconds (it then stays in
+// flight as a request, its buffer kept alive, and the caller aborts the job). One call, no
+// request slot: the blocking calls of the API. Blocks the calling thread; timeoutS <= 0: no limit.
+static napi_value Blocking(napi_env env, napi_callback_info info, int kind) {
+  size_t argc = 6;
+  napi_value argv[6];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   if (!ready(env)) return NULL;
-  int id = -1;
-  if (argc < 3 || !getInt(env, argv[0], &id) || id < 0 || id >= nslots || !slots[id].active) {
-    napi_throw_error(env, "LOCUS_MPI", "locus-mpi: waitOne: not a request in flight");
+  if (argc < 6) {
+    napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: expected (buffer, peer, tag, comm, timeoutS, out)");
     return NULL;
   }
+  void* data;
+  size_t len;
+  if (!bytesOf(env, argv[0], &data, &len)) {
+    napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: the buffer must be a typed array, DataView or ArrayBuffer");
+    return NULL;
+  }
+  if (len > 0x7fffffff) {
+    napi_throw_range_error(env, "LOCUS_MPI", "locus-mpi: buffers of 2 GiB or more are not supported");
+    return NULL;
+  }
+  int peer, tag, ok;
+  if (!getInt(env, argv[1], &peer) || !getInt(env, argv[2], &tag)) {
+    napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: peer and tag must be integers");
+    return NULL;
+  }
+  MPI_Comm c = commOf(env, argv[3], &ok);
+  if (!ok) return NULL;
   double timeoutS = 0;
-  napi_get_value_double(env, argv[1], &timeoutS);
+  napi_get_value_double(env, argv[4], &timeoutS);
   napi_typedarray_type t;
   napi_value ab;
-  size_t off, len = 0;
-  void* data = NULL;
-  if (napi_get_typedarray_info(env, argv[2], &t, &len, &data, &ab, &off) != napi_ok || t != napi_int32_array || len < 5) {
-    napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: waitOne: out must be an Int32Array of 5 ints or more");
+  size_t off, olen = 0;
+  void* odata = NULL;
+  if (napi_get_typedarray_info(env, argv[5], &t, &olen, &odata, &ab, &off) != napi_ok || t != napi_int32_array || olen < 5) {
+    napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: out must be an Int32Array of 5 ints or more");
     return NULL;
   }
+  MPI_Request req;
+  int rc = kind == 1 ? MPI_Isend(data, (int)len, MPI_BYTE, peer, tag, c, &req)
+                     : MPI_Irecv(data, (int)len, MPI_BYTE, peer, tag, c, &req);
+  if (rc != MPI_SUCCESS) return throwMpi(env, kind == 1 ? "MPI_Isend" : "MPI_Irecv", rc);
   MPI_Status st;
-  int rc;
   if (timeoutS > 0) {
     double until = MPI_Wtime() + timeoutS;
     int flag = 0;
     for (;;) {
-      rc = MPI_Test(&slots[id].req, &flag, &st);
+      rc = MPI_Test(&req, &flag, &st);
       if (rc != MPI_SUCCESS || flag) break;
-      if (MPI_Wtime() >= until) return mkInt(env, 0);
+      if (MPI_Wtime() >= until) {
+        // Still in flight: a slot keeps its buffer alive until the job ends.
+        int id = newSlot();
+        slots[id].req = req;
+        napi_create_reference(env, argv[0], 1, &slots[id].buf);
+        slots[id].kind = kind;
+        slots[id].active = 1;
+        inflight++;
+        return mkInt(env, 0);
+      }
     }
   } else {
-    rc = MPI_Wait(&slots[id].req, &st);
+    rc = MPI_Wait(&req, &st);
   }
-  int32_t* o = data;
-  int recv = slots[id].kind == 2;
+  int32_t* o = odata;
   int count = 0;
-  if (recv && rc == MPI_SUCCESS) MPI_Get_count(&st, MPI_BYTE, &count);
-  o[0] = id;
-  o[1] = recv ? st.MPI_SOURCE : -1;
-  o[2] = recv ? st.MPI_TAG : -1;
+  if (kind == 2 && rc == MPI_SUCCESS) MPI_Get_count(&st, MPI_BYTE, &count);
+  o[0] = -1;
+  o[1] = kind == 2 ? st.MPI_SOURCE : peer;
+  o[2] = kind == 2 ? st.MPI_TAG : tag;
   o[3] = count;
   o[4] = rc == MPI_SUCCESS ? 0 : rc;
-  freeSlot(env, id);
   return mkInt(env, 1);
 }
+static napi_value SendBlocking(napi_env env, napi_callback_info info) { return Blocking(env, info, 1); }
+static napi_value RecvBlocking(napi_env env, napi_callback_info info) { return Blocking(env, info, 2); }
 
 // errorText(code) -> MPI_Error_string of an MPI error code
 static napi_value ErrorText(napi_env env, napi_callback_info info) {
@@ -554,7 +583,8 @@ NAPI_MODULE_INIT() {
       FN("test", Test),       FN("wait", Wait),           FN("inflight", Inflight),
       FN("barrier", Barrier), FN("wtime", Wtime),         FN("finalize", Finalize),
       FN("abort", Abort),     FN("state", State),       FN("errorText", ErrorText),
-      FN("waitOne", WaitOne),
+      FN("sendBlocking", SendBlocking),
+      FN("recvBlocking", RecvBlocking),
   };
   napi_define_properties(env, exports, sizeof d / sizeof d[0], d);
   return exports;

@@ -45,10 +45,25 @@ export interface MpiAddon {
   /** The text of an MPI error code. */
   errorText(code: number): string;
   /**
-   * Blocks until request `id` completes (1, its completion written to `out` as for testsome)
-   * or `timeoutS` seconds passed (0; no limit when timeoutS <= 0).
+   * A blocking send (receive) in one call: 1 once done, its [-1, peer, tag, bytes, error] in
+   * `out`; 0 when not done within `timeoutS` seconds (no limit when timeoutS <= 0).
    */
-  waitOne(id: number, timeoutS: number, out: Int32Array): number;
+  sendBlocking(
+    buf: ArrayBufferView | ArrayBuffer,
+    dest: number,
+    tag: number,
+    comm: number,
+    timeoutS: number,
+    out: Int32Array,
+  ): number;
+  recvBlocking(
+    buf: ArrayBufferView | ArrayBuffer,
+    source: number,
+    tag: number,
+    comm: number,
+    timeoutS: number,
+    out: Int32Array,
+  ): number;
   test(id: number): Completion | null;
   wait(id: number): Completion;
   inflight(): number;

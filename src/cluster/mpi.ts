@@ -186,18 +186,16 @@ export class Mpi {
    * seconds aborts the job.
    */
   send(buf: ArrayBufferView | ArrayBuffer, dest: number, tag: number, comm: Comm = COMM_WORLD): void {
-    this.block(
-      this.call(() => this.addon.isend(buf, dest, tag, comm)),
-      `send to ${dest}, tag ${tag}`,
-    );
+    const out = this.blockOut;
+    const done = this.call(() => this.addon.sendBlocking(buf, dest, tag, comm, this.timeoutS, out));
+    this.blocked(done, `send to ${dest}, tag ${tag}`);
   }
 
   /** MPI_Recv (blocking) into `buf`: its status once the message arrived; as send() otherwise. */
   recv(buf: ArrayBufferView | ArrayBuffer, source: number, tag: number, comm: Comm = COMM_WORLD): MpiStatus {
-    return this.block(
-      this.call(() => this.addon.irecv(buf, source, tag, comm)),
-      `receive from ${source}, tag ${tag}`,
-    );
+    const out = this.blockOut;
+    const done = this.call(() => this.addon.recvBlocking(buf, source, tag, comm, this.timeoutS, out));
+    return this.blocked(done, `receive from ${source}, tag ${tag}`);
   }
 
   /** Requests in flight. */
@@ -253,10 +251,9 @@ export class Mpi {
     }
   }
 
-  /** Waits (blocking) for request `id` (`what`, posted without track()): its status, or throws its error. */
-  private block(id: number, what: string): MpiStatus {
+  /** The status of blocking call `what` (`done`: 0 if it timed out), or its error thrown. */
+  private blocked(done: number, what: string): MpiStatus {
     const out = this.blockOut;
-    const done = this.call(() => this.addon.waitOne(id, this.timeoutS, out));
     if (done === 0) {
       this.abort(
         `no MPI message completed in ${this.timeoutS} s in a blocking send or receive (a peer died or the ranks do not match their sends and receives): aborting the job`,
