@@ -1,9 +1,10 @@
 /**
- * MPI processes from Node: init with MPI_THREAD_MULTIPLE, rank/size, communicators, and
+ * MPI processes from Node: init with MPI_THREAD_MULTIPLE, rank/size, communicators,
  * non-blocking sends and receives whose progress comes from the event loop (a polling loop of
- * MPI_Testsome that yields every turn with setImmediate, so timers and the engine keep running).
- * A watchdog aborts the whole job with one clear line when requests make no progress for
- * `timeoutS` seconds (a peer that died without the job noticing).
+ * MPI_Testsome that yields every turn with setImmediate, so timers and the engine keep running),
+ * and blocking sends and receives (one addon call each, no event-loop turn). A watchdog aborts
+ * the whole job with one clear line when requests make no progress for `timeoutS` seconds (a
+ * peer that died without the job noticing).
  */
 import { LocusError } from '../core/types.ts';
 import { loadMpi, type MpiAddon } from './addon.ts';
@@ -54,9 +55,9 @@ const TRIES = 16;
 
 /**
  * Default of MpiInitOptions.spinUs: no spin. On the shared 2-core test machine, with ranks
- * oversubscribed (Open MPI then yields the CPU on every idle progress call), spinning made the
- * ping-pong slower; on dedicated cores a few microseconds may pay (bench/mpi-pingpong.ts
- * --spin-us compares).
+ * oversubscribed, spinning did not lower the median ping-pong round trip measurably and holds a
+ * core the worker threads and the peer may need; on dedicated cores a few microseconds may pay
+ * (bench/mpi-pingpong.ts --spin-us compares).
  */
 export const DEFAULT_SPIN_US = 0;
 
