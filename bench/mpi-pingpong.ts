@@ -2,7 +2,10 @@
  * `npm run bench` (MPI part): ping-pong latency (1 KB messages, half a round trip) and bandwidth
  * (16 MB messages) between 2 ranks on this machine, through the addon (bench/mpi-pingpong-rank.ts)
  * and through the same exchange in C (bench/mpi-pingpong.c, compiled now with mpicc: the same
- * Open MPI), alternated `--rounds` times; prints the median of each and the ratios addon / C.
+ * Open MPI), alternated `--rounds` times; prints the median over the runs of each figure and
+ * the ratios addon / C. Each run gives the mean over its round trips and the median round trip:
+ * on a shared machine, preemptions stall a few round trips for milliseconds and dominate the
+ * mean, while the median shows the cost of one message.
  * Skips with one line where mpirun, mpicc or the addon is missing.
  *
  *   node --import tsx bench/mpi-pingpong.ts [--rounds N] [--spin-us US]
@@ -54,8 +57,18 @@ if (cc.status !== 0) {
   process.exit(1);
 }
 
+/** What one 2-rank run reports (rank 0's JSON line). */
+interface PingPong {
+  /** Mean and median half round trip of 1 KB messages, microseconds. */
+  latencyUs: number;
+  latencyMedianUs: number;
+  /** Bandwidth of 16 MB messages over all round trips, and from the median round trip, MB/s. */
+  bandwidthMBs: number;
+  bandwidthMedianMBs: number;
+}
+
 /** One 2-rank run; its JSON line. */
-function run(cmd: string[]): { latencyUs: number; bandwidthMBs: number } {
+function run(cmd: string[], blocking = false): PingPong {
   const r = spawnSync(
     'mpirun',
     [
@@ -65,6 +78,8 @@ function run(cmd: string[]): { latencyUs: number; bandwidthMBs: number } {
       '2',
       '-x',
       'LOCUS_BENCH_SPIN_US',
+      '-x',
+      'LOCUS_BENCH_BLOCKING',
       ...cmd,
       String(LAT_ITERS),
       String(BW_ITERS),
@@ -74,7 +89,11 @@ function run(cmd: string[]): { latencyUs: number; bandwidthMBs: number } {
       encoding: 'utf8',
       timeout: 300_000,
       killSignal: 'SIGKILL',
-      env: { ...process.env, LOCUS_BENCH_SPIN_US: String(SPIN_US) },
+      env: {
+        ...process.env,
+        LOCUS_BENCH_SPIN_US: String(SPIN_US),
+        LOCUS_BENCH_BLOCKING: blocking ? '1' : '0',
+      },
     },
   );
   const line = r.stdout.split('\n').find((l) => l.startsWith('{'));
@@ -88,22 +107,34 @@ function run(cmd: string[]): { latencyUs: number; bandwidthMBs: number } {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const c: { latencyUs: number; bandwidthMBs: number }[] = [];
-const node: { latencyUs: number; bandwidthMBs: number }[] = [];
+const c: PingPong[] = [];
+const node: PingPong[] = [];
+const nodeBlocking: PingPong[] = [];
+const rank = [process.execPath, '--import', 'tsx', 'bench/mpi-pingpong-rank.ts'];
 for (let i = 0; i < ROUNDS; i++) {
   c.push(run([bin]));
-  node.push(run([process.execPath, '--import', 'tsx', 'bench/mpi-pingpong-rank.ts']));
+  node.push(run(rank));
+  nodeBlocking.push(run(rank, true));
 }
-const cl = median(c.map((x) => x.latencyUs));
-const nl = median(node.map((x) => x.latencyUs));
-const cb = median(c.map((x) => x.bandwidthMBs));
-const nb = median(node.map((x) => x.bandwidthMBs));
+/**
+ * One line: the median over the runs of `key` in C, through the addon's non-blocking calls
+ * (await) and its blocking ones, and the ratios to C.
+ */
+function line(label: string, key: keyof PingPong, unit: string, digits: number): string {
+  const cv = median(c.map((x) => x[key]));
+  const nv = median(node.map((x) => x[key]));
+  const bv = median(nodeBlocking.map((x) => x[key]));
+  const f = (v: number) => `${v.toFixed(digits)} ${unit}`;
+  return (
+    `  ${label.padEnd(37)} C ${f(cv)}; addon await ${f(nv)} (x${(nv / cv).toFixed(2)}), ` +
+    `blocking ${f(bv)} (x${(bv / cv).toFixed(2)})`
+  );
+}
 console.log(
-  `mpi ping-pong, 2 ranks on this machine, median of ${ROUNDS} alternated runs (addon spinUs ${SPIN_US}):`,
+  `mpi ping-pong, 2 ranks on this machine, median of ${ROUNDS} alternated runs (addon spinUs ${SPIN_US}); ` +
+    'addon await: isend/irecv completed by the event-loop polling; blocking: send/recv; (xR): R times C',
 );
-console.log(
-  `  latency 1 KB:    C ${cl.toFixed(2)} us, addon ${nl.toFixed(2)} us, addon/C ${(nl / cl).toFixed(2)}`,
-);
-console.log(
-  `  bandwidth 16 MB: C ${cb.toFixed(0)} MB/s, addon ${nb.toFixed(0)} MB/s, addon/C ${(nb / cb).toFixed(2)}`,
-);
+console.log(line('latency 1 KB, median round trip / 2:', 'latencyMedianUs', 'us', 2));
+console.log(line('latency 1 KB, mean:', 'latencyUs', 'us', 2));
+console.log(line('bandwidth 16 MB, median round trip:', 'bandwidthMedianMBs', 'MB/s', 0));
+console.log(line('bandwidth 16 MB, mean:', 'bandwidthMBs', 'MB/s', 0));

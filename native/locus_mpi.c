@@ -54,12 +54,13 @@ static napi_value mkInt(napi_env env, int v) {
   return r;
 }
 
+// 1 once init() initialized MPI, 2 once finalize() finalized it: ready() reads this flag
+// instead of asking MPI on every call (MPI_Initialized and MPI_Finalized may take a lock).
+static int mpiState = 0;
+
 static int ready(napi_env env) {
-  int init = 0, fin = 0;
-  MPI_Initialized(&init);
-  MPI_Finalized(&fin);
-  if (!init || fin) {
-    napi_throw_error(env, "LOCUS_MPI", fin ? "locus-mpi: MPI is finalized" : "locus-mpi: MPI is not initialized: call init() first");
+  if (mpiState != 1) {
+    napi_throw_error(env, "LOCUS_MPI", mpiState == 2 ? "locus-mpi: MPI is finalized" : "locus-mpi: MPI is not initialized: call init() first");
     return 0;
   }
   return 1;
@@ -88,6 +89,7 @@ static napi_value Init(napi_env env, napi_callback_info info) {
     comms[0] = MPI_COMM_WORLD;
     ncomms = 1;
   }
+  mpiState = 1;
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -294,24 +296,38 @@ static int* tsIdx = NULL;
 static MPI_Status* tsSts = NULL;
 static int tsCap = 0;
 
-// testsome(spinUs?) -> array of completions (empty when none); frees the completed requests.
-// With spinUs > 0 it busy-polls MPI_Testsome for up to spinUs microseconds while nothing has
-// completed (a bounded spin: a message that lands within that time is returned by this call
-// instead of one event-loop turn later); it returns as soon as anything completes.
+// testsome(spinUs, out) -> number of completed requests, written to the Int32Array `out` as
+// 5 ints each: [id, source, tag, bytes received, MPI error code (0: none)] (no JS object is
+// made per completion); frees the completed requests. `out` must hold 5 ints per request in
+// flight. With spinUs > 0 it busy-polls MPI_Testsome for up to spinUs microseconds while
+// nothing has completed (a bounded spin: a message that lands within that time is returned
+// by this call instead of a later one); it returns as soon as anything completes.
 static napi_value Testsome(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
+  size_t argc = 2;
+  napi_value argv[2];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  napi_value out;
-  CHECK(napi_create_array(env, &out));
-  if (inflight == 0) return out;
-  if (!ready(env)) return NULL;
-  double spinUs = 0;
-  if (argc > 0) {
-    napi_valuetype t;
-    napi_typeof(env, argv[0], &t);
-    if (t == napi_number) napi_get_value_double(env, argv[0], &spinUs);
+  int32_t* out = NULL;
+  size_t outLen = 0;
+  if (argc >= 2) {
+    napi_typedarray_type t;
+    napi_value ab;
+    size_t off;
+    void* data;
+    if (napi_get_typedarray_info(env, argv[1], &t, &outLen, &data, &ab, &off) == napi_ok && t == napi_int32_array)
+      out = data;
   }
+  if (!out) {
+    napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: testsome(spinUs, out): out must be an Int32Array");
+    return NULL;
+  }
+  if (inflight == 0) return mkInt(env, 0);
+  if (!ready(env)) return NULL;
+  if (outLen < (size_t)inflight * 5) {
+    napi_throw_range_error(env, "LOCUS_MPI", "locus-mpi: testsome: out must hold 5 ints per request in flight");
+    return NULL;
+  }
+  double spinUs = 0;
+  napi_get_value_double(env, argv[0], &spinUs);
   if (!(spinUs >= 0)) spinUs = 0;
   if (spinUs > 1e6) spinUs = 1e6;  // never more than a second, whatever is asked
   int n = nslots;
@@ -335,11 +351,115 @@ static napi_value Testsome(napi_env env, napi_callback_info info) {
   // handles, which freeSlot clears.
   for (int k = 0; k < outcount; k++) {
     int id = tsIdx[k];
-    if (rc != MPI_ERR_IN_STATUS) tsSts[k].MPI_ERROR = MPI_SUCCESS;
-    napi_set_element(env, out, k, completion(env, id, &tsSts[k]));
+    MPI_Status* st = &tsSts[k];
+    int err = rc == MPI_ERR_IN_STATUS ? st->MPI_ERROR : MPI_SUCCESS;
+    int count = 0;
+    int recv = slots[id].kind == 2;
+    if (recv && err == MPI_SUCCESS) MPI_Get_count(st, MPI_BYTE, &count);
+    int32_t* o = out + 5 * k;
+    o[0] = id;
+    o[1] = recv ? st->MPI_SOURCE : -1;
+    o[2] = recv ? st->MPI_TAG : -1;
+    o[3] = count;
+    o[4] = err == MPI_SUCCESS ? 0 : err;
     freeSlot(env, id);
   }
-  return out;
+  return mkInt(env, outcount);
+}
+
+// sendBlocking(buffer, dest, tag, comm, timeoutS, out) / recvBlocking(buffer, source, tag,
+// comm, timeoutS, out) -> 1 once the message went or came (its [-1, source, tag, bytes, error]
+// written to the Int32Array `out`), 0 if it did not within timeoutS seconds (it then stays in
+// flight as a request, its buffer kept alive, and the caller aborts the job). One call, no
+// request slot: the blocking calls of the API. Blocks the calling thread; timeoutS <= 0: no limit.
+static napi_value Blocking(napi_env env, napi_callback_info info, int kind) {
+  size_t argc = 6;
+  napi_value argv[6];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (!ready(env)) return NULL;
+  if (argc < 6) {
+    napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: expected (buffer, peer, tag, comm, timeoutS, out)");
+    return NULL;
+  }
+  void* data;
+  size_t len;
+  if (!bytesOf(env, argv[0], &data, &len)) {
+    napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: the buffer must be a typed array, DataView or ArrayBuffer");
+    return NULL;
+  }
+  if (len > 0x7fffffff) {
+    napi_throw_range_error(env, "LOCUS_MPI", "locus-mpi: buffers of 2 GiB or more are not supported");
+    return NULL;
+  }
+  int peer, tag, ok;
+  if (!getInt(env, argv[1], &peer) || !getInt(env, argv[2], &tag)) {
+    napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: peer and tag must be integers");
+    return NULL;
+  }
+  MPI_Comm c = commOf(env, argv[3], &ok);
+  if (!ok) return NULL;
+  double timeoutS = 0;
+  napi_get_value_double(env, argv[4], &timeoutS);
+  napi_typedarray_type t;
+  napi_value ab;
+  size_t off, olen = 0;
+  void* odata = NULL;
+  if (napi_get_typedarray_info(env, argv[5], &t, &olen, &odata, &ab, &off) != napi_ok || t != napi_int32_array || olen < 5) {
+    napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: out must be an Int32Array of 5 ints or more");
+    return NULL;
+  }
+  MPI_Request req;
+  int rc = kind == 1 ? MPI_Isend(data, (int)len, MPI_BYTE, peer, tag, c, &req)
+                     : MPI_Irecv(data, (int)len, MPI_BYTE, peer, tag, c, &req);
+  if (rc != MPI_SUCCESS) return throwMpi(env, kind == 1 ? "MPI_Isend" : "MPI_Irecv", rc);
+  MPI_Status st;
+  if (timeoutS > 0) {
+    double until = MPI_Wtime() + timeoutS;
+    int flag = 0;
+    for (;;) {
+      rc = MPI_Test(&req, &flag, &st);
+      if (rc != MPI_SUCCESS || flag) break;
+      if (MPI_Wtime() >= until) {
+        // Still in flight: a slot keeps its buffer alive until the job ends.
+        int id = newSlot();
+        slots[id].req = req;
+        napi_create_reference(env, argv[0], 1, &slots[id].buf);
+        slots[id].kind = kind;
+        slots[id].active = 1;
+        inflight++;
+        return mkInt(env, 0);
+      }
+    }
+  } else {
+    rc = MPI_Wait(&req, &st);
+  }
+  int32_t* o = odata;
+  int count = 0;
+  if (kind == 2 && rc == MPI_SUCCESS) MPI_Get_count(&st, MPI_BYTE, &count);
+  o[0] = -1;
+  o[1] = kind == 2 ? st.MPI_SOURCE : peer;
+  o[2] = kind == 2 ? st.MPI_TAG : tag;
+  o[3] = count;
+  o[4] = rc == MPI_SUCCESS ? 0 : rc;
+  return mkInt(env, 1);
+}
+static napi_value SendBlocking(napi_env env, napi_callback_info info) { return Blocking(env, info, 1); }
+static napi_value RecvBlocking(napi_env env, napi_callback_info info) { return Blocking(env, info, 2); }
+
+// errorText(code) -> MPI_Error_string of an MPI error code
+static napi_value ErrorText(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  int code = 0;
+  getInt(env, argv[0], &code);
+  char es[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  es[0] = 0;
+  if (MPI_Error_string(code, es, &len) != MPI_SUCCESS) len = snprintf(es, sizeof es, "MPI error %d", code);
+  napi_value s;
+  napi_create_string_utf8(env, es, len, &s);
+  return s;
 }
 
 static int reqArg(napi_env env, napi_callback_info info, int* id) {
@@ -426,6 +546,7 @@ static napi_value Finalize(napi_env env, napi_callback_info info) {
   for (int i = 1; i < ncomms; i++)
     if (comms[i] != MPI_COMM_NULL) MPI_Comm_free(&comms[i]);
   MPI_Finalize();
+  mpiState = 2;
   napi_get_boolean(env, true, &r);
   return r;
 }
@@ -461,7 +582,9 @@ NAPI_MODULE_INIT() {
       FN("isend", Isend),     FN("irecv", Irecv),         FN("testsome", Testsome),
       FN("test", Test),       FN("wait", Wait),           FN("inflight", Inflight),
       FN("barrier", Barrier), FN("wtime", Wtime),         FN("finalize", Finalize),
-      FN("abort", Abort),     FN("state", State),
+      FN("abort", Abort),     FN("state", State),       FN("errorText", ErrorText),
+      FN("sendBlocking", SendBlocking),
+      FN("recvBlocking", RecvBlocking),
   };
   napi_define_properties(env, exports, sizeof d / sizeof d[0], d);
   return exports;

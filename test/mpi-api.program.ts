@@ -2,7 +2,7 @@
  * Run by test/mpi-api.test.ts under `mpirun -np 2`: exercises the MPI-like API on data handles
  * (blocking, non-blocking with test/wait, array, detached, tags, a dup'ed communicator, a send
  * holding writers off, a receive of the wrong size, a bad spinUs, raw ping-pongs that let the
- * event loop turn) and prints one JSON line per rank.
+ * event loop turn, raw blocking send/recv) and prints one JSON line per rank.
  */
 import { Mpi, MpiData } from '../src/cluster/index.ts';
 import { LocusError } from '../src/core/types.ts';
@@ -134,6 +134,35 @@ if (rank === 0) {
     }
   }
   out.pingpong = { sum, immediateRan };
+}
+
+// 7. Raw blocking send/recv (no event-loop turn): 1000 round trips of a counter, then a
+// receive of the wrong size, which throws one clear error.
+{
+  const msg = new Int32Array(4);
+  let sum = 0;
+  for (let i = 0; i < 1000; i++) {
+    if (rank === 0) {
+      msg[0] = i;
+      mpi.send(msg, peer, 30);
+      mpi.recv(msg, peer, 30);
+      sum += msg[0]!;
+    } else {
+      sum += mpi.recv(msg, peer, 30).bytes;
+      msg[0] = msg[0]! + 1;
+      mpi.send(msg, peer, 30);
+    }
+  }
+  let error = 'none';
+  if (rank === 0) mpi.send(new Float64Array(3), peer, 31);
+  else {
+    try {
+      mpi.recv(new Float64Array(2), peer, 31);
+    } catch (e) {
+      error = e instanceof LocusError ? `${e.code}: ${e.message}` : String(e);
+    }
+  }
+  out.blocking = { sum, error };
 }
 
 await rt.close();

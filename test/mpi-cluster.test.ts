@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadMpi } from '../src/cluster/index.ts';
+import { launcherRank, writeErrorLine } from '../src/cluster/launcher.ts';
 import { LocusError } from '../src/core/types.ts';
 import { Runtime } from '../src/exec/runtime.ts';
 import { mpiSkip } from './helpers/mpi.ts';
@@ -99,6 +100,44 @@ describe('cluster without mpirun', () => {
   });
 });
 
+describe('error lines under an MPI launcher', () => {
+  /** What writeErrorLine writes on stderr, and when. */
+  async function written(env: NodeJS.ProcessEnv, code: string) {
+    const out: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((s: string) => out.push(s) > 0) as typeof process.stderr.write;
+    try {
+      const p = writeErrorLine('locus: bad input\n', code, env, 50);
+      const before = [...out];
+      await p;
+      return { before, after: out };
+    } finally {
+      process.stderr.write = write;
+    }
+  }
+
+  test('the rank comes from Open MPI, PMIx or MPICH; none outside a job', () => {
+    assert.equal(launcherRank({ OMPI_COMM_WORLD_RANK: '3' }), 3);
+    assert.equal(launcherRank({ PMIX_RANK: '2' }), 2);
+    assert.equal(launcherRank({ PMI_RANK: '1' }), 1);
+    assert.equal(launcherRank({}), undefined);
+  });
+
+  test('outside a job and on rank 0 the line comes at once', async () => {
+    for (const env of [{}, { OMPI_COMM_WORLD_RANK: '0' }]) {
+      const w = await written(env, 'LOCUS_OPTION_INVALID');
+      assert.deepEqual(w.before, ['locus: bad input\n']);
+    }
+  });
+
+  test('another rank: an input error comes late (mpirun ends it first); a rank-only error at once, naming it', async () => {
+    const late = await written({ OMPI_COMM_WORLD_RANK: '2' }, 'LOCUS_OPTION_INVALID');
+    assert.deepEqual(late, { before: [], after: ['locus: bad input\n'] });
+    const own = await written({ OMPI_COMM_WORLD_RANK: '2' }, 'LOCUS_MPI_FAILED');
+    assert.deepEqual(own.before, ['locus: rank 2: bad input\n']);
+  });
+});
+
 describe('cluster under mpirun', { skip, timeout: 600_000 }, () => {
   test('the MPI-like API on data handles, 2 ranks', () => {
     const r = mpirun(2, 'test/mpi-api.program.ts');
@@ -118,6 +157,7 @@ describe('cluster under mpirun', { skip, timeout: 600_000 }, () => {
       detached: 6,
       // the sum of i + 1 over 5000 round trips
       pingpong: { sum: (5000 * 4999) / 2 + 5000, immediateRan: true },
+      blocking: { sum: (1000 * 999) / 2 + 1000, error: 'none' },
     });
     assert.deepEqual(r1, {
       rank: 1,
@@ -132,6 +172,10 @@ describe('cluster under mpirun', { skip, timeout: 600_000 }, () => {
       callbacks: 1,
       sizeError: 'LOCUS_MPI_FAILED: MPI request (peer 0, tag 11) failed: MPI_ERR_TRUNCATE: message truncated',
       pingpong: { sum: 5000 * 1024, immediateRan: true }, // bytes received: 5000 x 1 KB
+      blocking: {
+        sum: 1000 * 16, // bytes received: 1000 x 4 ints
+        error: 'LOCUS_MPI_FAILED: MPI receive from 0, tag 31 failed: MPI_ERR_TRUNCATE: message truncated',
+      },
     });
   });
 
@@ -158,6 +202,47 @@ describe('cluster under mpirun', { skip, timeout: 600_000 }, () => {
     assert.notEqual(r.status, 0, `${r.stdout}\n${r.stderr}`);
     assert.match(r.stderr, /exited without calling "finalize"|exiting improperly/);
     assert.deepEqual(jsonLines(r.stdout), []);
+  });
+
+  for (const [what, args, line] of [
+    [
+      'a bad --distribution',
+      ['--distribution', 'diag'],
+      /--distribution must be 2d, 2d:PxQ or 1d \(got 'diag'\)/,
+    ],
+    ['a bad --tiles', ['--tiles', '0'], /--tiles .*'0' is not a positive integer/],
+    ['a grid of another size', ['--distribution', '2d:3x3'], /a 3 x 3 grid has 9 ranks but the job has 4/],
+  ] as const) {
+    test(`${what} on 4 ranks: one error line (rank 0's) and exit code 2`, () => {
+      const r = mpirun(
+        4,
+        'src/cli/index.ts',
+        'run',
+        '--mode',
+        'real',
+        '--cluster',
+        'mpi',
+        '-w',
+        'cholesky',
+        '--tile-size',
+        '8',
+        ...args,
+      );
+      assert.equal(r.status, 2, `${r.stdout}\n${r.stderr}`);
+      const lines = r.stderr.split('\n').filter((l) => l.startsWith('locus:'));
+      assert.equal(lines.length, 1, r.stderr);
+      assert.match(lines[0]!, line);
+      assert.equal(r.stdout, '');
+    });
+  }
+
+  test('a blocking receive from a silent peer: the watchdog aborts the job with one clear line', () => {
+    const r = mpirun(2, 'test/mpi-block-stall.program.ts');
+    assert.notEqual(r.status, 0, `${r.stdout}\n${r.stderr}`);
+    const lines = r.stderr.split('\n').filter((l) => l.startsWith('locus:'));
+    assert.deepEqual(lines, [
+      'locus: rank 1: no MPI message completed in 2 s in a blocking send or receive (a peer died or the ranks do not match their sends and receives): aborting the job',
+    ]);
   });
 
   test('a rank alive but silent: the watchdog aborts the job with one clear line', () => {

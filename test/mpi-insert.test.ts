@@ -238,8 +238,36 @@ function run(command: string, args: string[]) {
   // One report: rank 0's (the other ranks print nothing).
   return JSON.parse(r.stdout) as {
     residual: number;
+    nodes: { peakBytes: number }[];
     cluster?: { ranks: number; perRank: Record<string, number>[]; total: Record<string, number> };
   };
+}
+
+/** Runs the CLI under `mpirun -np 4` with `--cluster mpi` and `args`. */
+function run4(args: readonly string[]) {
+  return run('mpirun', [
+    '--allow-run-as-root',
+    '--oversubscribe',
+    '-np',
+    '4',
+    process.execPath,
+    ...CLI,
+    '--cluster',
+    'mpi',
+    ...args,
+  ]);
+}
+
+/**
+ * Independent rule of what each rank registers: the data it owns, receives, or accesses in a
+ * task it runs; as [number of data, their bytes] per rank.
+ */
+function registered(p: ReturnType<typeof plan>, bytes: (h: number) => number): [number, number][] {
+  const sets = Array.from({ length: p.planner.size }, () => new Set<number>());
+  for (let h = 0; h < p.planner.handleCount; h++) sets[p.planner.owner(h)]!.add(h);
+  for (const t of p.transfers) sets[t.to]!.add(t.handle);
+  for (const t of p.tasks) for (const [h] of t.accesses) sets[t.executor]!.add(h);
+  return sets.map((s) => [s.size, [...s].reduce((a, h) => a + bytes(h), 0)]);
 }
 
 describe('distributed runs under mpirun -np 4', { skip }, () => {
@@ -257,19 +285,7 @@ describe('distributed runs under mpirun -np 4', { skip }, () => {
       timeout: 2 * RUN_TIMEOUT_MS,
     }, () => {
       const one = run(process.execPath, [...CLI, '-w', workload, ...args]);
-      const four = run('mpirun', [
-        '--allow-run-as-root',
-        '--oversubscribe',
-        '-np',
-        '4',
-        process.execPath,
-        ...CLI,
-        '-w',
-        workload,
-        '--cluster',
-        'mpi',
-        ...args,
-      ]);
+      const four = run4(['-w', workload, ...args]);
       // Both equal the sequential run bit for bit, hence each other.
       assert.equal(one.residual, 0);
       assert.equal(four.residual, 0);
@@ -283,6 +299,53 @@ describe('distributed runs under mpirun -np 4', { skip }, () => {
       assert.equal(c.total.tasks, p.tasks.length);
       assert.equal(c.total.bytesSent, c.total.bytesReceived);
       assert.equal(c.total.gatherMessages, p.planner.gather(0).length);
+      // Each rank registers only what it owns, receives or accesses in its own tasks.
+      const bytes = sizes(workload, params);
+      assert.deepEqual(
+        c.perRank.map((r) => [r.handles, r.peakBytes]),
+        registered(p, (h) => bytes[h]!),
+      );
     });
   }
+
+  test('cholesky 4 x 4 tiles of 4 on a 2 x 2 grid: each rank registers what it owns and receives', {
+    timeout: RUN_TIMEOUT_MS,
+  }, () => {
+    const r = run4(['-w', 'cholesky', '--tiles', '4', '--tile-size', '4']);
+    assert.equal(r.residual, 0);
+    const c = r.cluster!;
+    // Owned (block-cyclic 2 x 2): rank 0 A00 A20 A22, rank 1 A21, rank 2 A10 A30 A32, rank 3
+    // A11 A31 A33; received (the messages of the hand-derived plan above): rank 0 A21, rank 1
+    // A20 A10 A11, rank 2 A00 A20 A31 A21 A22, rank 3 A10 A30 A32. Every task writes a tile of
+    // its executor. A tile is 4 x 4 doubles: 128 bytes.
+    assert.deepEqual(
+      c.perRank.map((x) => x.handles),
+      [4, 4, 8, 6],
+    );
+    assert.deepEqual(
+      c.perRank.map((x) => x.peakBytes),
+      [4 * 128, 4 * 128, 8 * 128, 6 * 128],
+    );
+    // Rank 0 then gathers the 6 tiles it lacks: all 10.
+    assert.deepEqual(
+      c.perRank.map((x) => x.finalBytes),
+      [10 * 128, 4 * 128, 8 * 128, 6 * 128],
+    );
+    // Rank 0's runtime (its report, taken before the gather) holds as many bytes.
+    assert.equal(r.nodes[0]!.peakBytes, 4 * 128);
+  });
 });
+
+/** Bytes of every datum of a workload, in declaration order. */
+function sizes(workload: string, params: Record<string, unknown>): number[] {
+  const g = WORKLOADS[workload]!;
+  const out: number[] = [];
+  const s: Submitter = {
+    computes: true,
+    data: (spec) => out.push(spec.length * 8) - 1,
+    codelet: () => 0,
+    submit: () => {},
+  };
+  g.submit(s, g.instance({ ...params, precision: 'double' }));
+  return out;
+}

@@ -138,13 +138,19 @@ export async function main(argv: string[]): Promise<number> {
       if (e.exitCode === 0) return 0; // --help, --version
       // A command that needs a subcommand got none: commander printed its help on stderr.
       if (e.code === 'commander.help') return 2;
-      process.stderr.write(`locus: ${e.message.replace(/^error: /, '').replace(/\n/g, ' ')}\n`);
+      const { writeErrorLine } = await import('../cluster/launcher.ts');
+      await writeErrorLine(
+        `locus: ${e.message.replace(/^error: /, '').replace(/\n/g, ' ')}\n`,
+        'LOCUS_OPTION_INVALID',
+      );
       return 2;
     }
     if (e instanceof LocusError) {
       // Imported here: --version and --help load no more than they need.
       const { cliMessage } = await import('./errors.ts');
-      process.stderr.write(`locus: ${cliMessage(e)}\n`);
+      // Under mpirun, an input error every rank shares is printed by rank 0 only.
+      const { writeErrorLine } = await import('../cluster/launcher.ts');
+      await writeErrorLine(`locus: ${cliMessage(e)}\n`, e.code);
       return 2;
     }
     throw e;

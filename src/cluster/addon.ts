@@ -36,8 +36,34 @@ export interface MpiAddon {
   commFree(comm: number): void;
   isend(buf: ArrayBufferView | ArrayBuffer, dest: number, tag: number, comm: number): number;
   irecv(buf: ArrayBufferView | ArrayBuffer, source: number, tag: number, comm: number): number;
-  /** Completed requests; busy-polls up to `spinUs` microseconds while none has completed. */
-  testsome(spinUs?: number): Completion[];
+  /**
+   * Completes what it can: returns the number of completed requests, written to `out` as 5 ints
+   * each ([id, source, tag, bytes received, MPI error code]); `out` holds 5 ints per request in
+   * flight. Busy-polls up to `spinUs` microseconds while none has completed.
+   */
+  testsome(spinUs: number, out: Int32Array): number;
+  /** The text of an MPI error code. */
+  errorText(code: number): string;
+  /**
+   * A blocking send (receive) in one call: 1 once done, its [-1, peer, tag, bytes, error] in
+   * `out`; 0 when not done within `timeoutS` seconds (no limit when timeoutS <= 0).
+   */
+  sendBlocking(
+    buf: ArrayBufferView | ArrayBuffer,
+    dest: number,
+    tag: number,
+    comm: number,
+    timeoutS: number,
+    out: Int32Array,
+  ): number;
+  recvBlocking(
+    buf: ArrayBufferView | ArrayBuffer,
+    source: number,
+    tag: number,
+    comm: number,
+    timeoutS: number,
+    out: Int32Array,
+  ): number;
   test(id: number): Completion | null;
   wait(id: number): Completion;
   inflight(): number;

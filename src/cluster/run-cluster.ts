@@ -56,6 +56,9 @@ const STAT_KEYS = [
   'bytesReceived',
   'gatherMessages',
   'gatherBytes',
+  'handles',
+  'peakBytes',
+  'finalBytes',
 ] as const;
 
 /** Runs workload `name` as one rank of an MPI job; rank 0's result holds the check and the counts. */
@@ -139,17 +142,23 @@ function check(
   const generator = WORKLOADS[name]!;
   const sequential = new SequentialSubmitter(backward !== undefined);
   generator.submit(sequential, instance);
-  const residual = relativeDifference(s.inner.arrays, sequential.arrays);
+  const arrays = gathered(s);
+  const residual = relativeDifference(arrays, sequential.arrays);
   const { tiles, tileSize } = instance.params as { tiles: number; tileSize: number };
   if (!backward || tiles * tileSize > BACKWARD_ERROR_MAX_N) return { residual };
   return {
     residual,
-    backwardError: backward(
-      instance,
-      byName(sequential.names, sequential.initial),
-      byName(s.inner.names, s.inner.arrays),
-    ),
+    backwardError: backward(instance, byName(sequential.names, sequential.initial), byName(s.names, arrays)),
   };
+}
+
+/** Rank 0's value of every datum in declaration order, after the gather (each registered there). */
+function gathered(s: ClusterSubmitter): ArrayLike<number>[] {
+  const names = s.names;
+  return s.arrays.map((a, h) => {
+    if (a === undefined) throw new Error(`cluster: ${names[h]} did not reach rank 0 in the gather`);
+    return a;
+  });
 }
 
 /** Looks data up by name. */
@@ -166,6 +175,7 @@ export function formatClusterSummary(c: ClusterSummary): string {
   const t = c.total;
   return (
     `cluster: ${c.ranks} ranks, distribution ${c.distribution}, tasks per rank ${c.perRank.map((r) => r.tasks).join('/')}, ` +
-    `${t.messagesSent} messages (${formatBytes(t.bytesSent)}), gather ${t.gatherMessages} messages (${formatBytes(t.gatherBytes)})`
+    `${t.messagesSent} messages (${formatBytes(t.bytesSent)}), gather ${t.gatherMessages} messages (${formatBytes(t.gatherBytes)}), ` +
+    `data per rank ${c.perRank.map((r) => formatBytes(r.peakBytes)).join('/')} (before the gather)`
   );
 }
