@@ -102,6 +102,10 @@ every copy between devices goes through the host with a fixed latency each way.
   iteration split four ways also pays, for each of the seven kernels, the launches and the
   host-routed halo copies, each with its latency each way, whatever the size; with 32,000
   particles adaptive-comm reaches ${val([`${cmd('nbody', 'adaptive-comm')} --size 32000`], 'f(r.speedup, 2)')}.
+- **N-body oracle**: ${of('nbody', 'oracle', 'f(r.speedup, 2)')}, replaying adaptive-comm's
+  last ratios from the first iteration; the particles drift, so ratios that fit the last
+  iteration do not fit the first ones. The seed has no oracle for SOTL for that reason (its
+  load changes with the iterations and the solver never converges).
 - **N-body balance (Figure 3)**: in the last iteration the slowest device takes
   ${of('nbody', 'adaptive-comm', spread('r'))} times the fastest under adaptive-comm, and
   ${of('nbody', 'uniform', spread('r'))} times under uniform. The load per bin moves every
