@@ -112,8 +112,8 @@ every copy between devices goes through the host with a fixed latency each way.
   iteration and the LP reacts to the last iteration's mean time per bin on each device, so
   the times move around balance (\`fig3.png\`).
 - **LP solve time**: the table's last row, the fastest of three identical builds and solves
-  per iteration; the N-body's LP (seven kernels, four devices, every dependent pair) is the
-  largest, ${of('nbody', 'adaptive-comm', 'f(r.solveSecondsPerIteration * 1e3, 3)')} ms per
+  per iteration; the N-body's LP (seven kernels, four devices, the dependent pairs above
+  \`NEGLIGIBLE_PAIR\`: [the LP](policies/partitioning.md)) is the largest, ${of('nbody', 'adaptive-comm', 'f(r.solveSecondsPerIteration * 1e3, 3)')} ms per
   iteration on this machine, shared with other work while it ran.
 `,
 };
