@@ -97,9 +97,10 @@ describe('nbody start', () => {
       counts.reduce((a, b) => a + b, 0),
       8000,
     );
-    // Seed 1, 32 x 32 bins: the corner blob's 4000 particles lie in the first 12 of 32 bin
-    // rows, the other 4000 spread evenly (about 1000 a quarter).
-    assert.equal(bins, 1024);
-    assert.deepEqual(counts, [3887, 2083, 1028, 1002]);
+    // Seed 1, 15 x 15 bins (37 particles a bin): the corner blob's 2000 particles lie in the
+    // first 8 of 15 bin rows (about 1000 in each of the first two quarters), the other 6000
+    // spread evenly (about 1500 a quarter).
+    assert.equal(bins, 225);
+    assert.deepEqual(counts, [2577, 2385, 1551, 1487]);
   });
 });

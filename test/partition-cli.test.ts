@@ -117,7 +117,7 @@ describe('locus partition', () => {
 
   test('adaptive-comm and oracle run, check their result and report the LP solve time', () => {
     for (const s of ['adaptive', 'adaptive-comm', 'oracle']) {
-      const r = locus('--bench', 'jacobi', '--strategy', s, '--iterations', '4', '--json');
+      const r = locus('--bench', 'jacobi', '--strategy', s, '--iterations', '4', '--size', '256', '--json');
       assert.equal(r.code, 0, r.err);
       const out = JSON.parse(r.out);
       assert.equal(out.strategy, s);

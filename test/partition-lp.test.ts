@@ -13,6 +13,7 @@ import {
   CoefficientSamples,
   fastestOf,
   fitLine,
+  NEGLIGIBLE_PAIR,
   type PairCoefficients,
   SOLVE_REPEATS,
   type SolveInfo,
@@ -395,6 +396,20 @@ describe('adaptive-comm (seed 003 IV.B)', () => {
       assert.ok(sys.transferRows <= 2 * (m + m * n + m * m * n));
     }
   });
+
+  test('a pair whose full misalignment costs less than NEGLIGIBLE_PAIR of the longest sub-kernel is left out', () => {
+    // f * ng = 1e-3 * 10 = 0.01 s for every sub-kernel: the threshold is 1e-6 s per unit of S_d.
+    const f = [new Array(4).fill(1e-3), new Array(4).fill(1e-3)];
+    const at = (c: number): PairCoefficients[] => [
+      { producer: 0, consumer: 1, h2d: [0, c, 0, 0], d2h: [0, 0, 0, 0] },
+    ];
+    const below = buildSystem({ f, workGroups: [10, 10], pairs: at(0.99e-6) });
+    const above = buildSystem({ f, workGroups: [10, 10], pairs: at(1.01e-6) });
+    assert.equal(NEGLIGIBLE_PAIR, 1e-4);
+    assert.equal(below.transferRows, 0);
+    // 3 boundary rows and one h2d row (device 1 only has a coefficient).
+    assert.equal(above.transferRows, 4);
+  });
 });
 
 describe('yalps against HiGHS', () => {
@@ -434,6 +449,11 @@ describe('yalps against HiGHS', () => {
             close(mine.objective, oracle.ObjectiveValue, 1e-6),
             `${mine.objective} vs ${oracle.ObjectiveValue}`,
           );
+          // The pairs the system kept: those whose complete misalignment costs at least
+          // NEGLIGIBLE_PAIR of the longest sub-kernel on some device and direction.
+          const kept = pairs.filter((q) =>
+            [...q.h2d, ...q.d2h].some((c) => c / sys.scale >= NEGLIGIBLE_PAIR),
+          );
           // The seed's objective evaluated at yalps's ratios (max over devices, S_d with its max terms).
           const y = sys.y.map((row) => row.map((v) => mine.values[v]!));
           let seed = 0;
@@ -443,7 +463,7 @@ describe('yalps against HiGHS', () => {
               let worst = 0;
               for (let d = 0; d < n; d++) {
                 let t = 0;
-                for (const q of pairs) {
+                for (const q of kept) {
                   if (q.consumer === k) t += q[dir][d]! * transferVolume(dir, d, y[q.producer]!, y[k]!);
                 }
                 worst = Math.max(worst, t);

@@ -9,7 +9,7 @@ import { jacobiSequence } from '../src/partition/bench/jacobi.ts';
 import { spmv2Sequence } from '../src/partition/bench/spmv2.ts';
 import { deviceRate, LAUNCH_SECONDS, launchSeconds, partitionDevices } from '../src/partition/devices.ts';
 import { FixedRatiosStrategy } from '../src/partition/fixed.ts';
-import { runPartitioned } from '../src/partition/runner.ts';
+import { BusCalibration, runPartitioned } from '../src/partition/runner.ts';
 import { splitRange } from '../src/partition/split.ts';
 import { resolvePlatform } from '../src/platform/index.ts';
 
@@ -96,5 +96,16 @@ describe('simulated sub-kernel times', () => {
       const expected = launchSeconds(platform, d) + (8 * rows) / deviceRate(platform, d, 'jacobi-copy');
       assert.ok(Math.abs(copy[i]! - expected) <= 1e-12, `${d.name}: ${copy[i]} vs ${expected}`);
     });
+  });
+});
+
+describe('BusCalibration (real mode Omega_d)', () => {
+  test('seconds over bytes of the copies measured per device; the fallback where none', () => {
+    const bus = new BusCalibration(3);
+    bus.add(0, 0.002, 1000);
+    bus.add(0, 0.006, 3000);
+    bus.add(2, 0.001, 4000);
+    bus.add(2, 0, 0);
+    assert.deepEqual(bus.secondsPerByte([1, 2, 3]), [0.008 / 4000, 2, 0.001 / 4000]);
   });
 });

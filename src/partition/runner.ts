@@ -11,7 +11,7 @@
  * - `simulated`: the iteration is replayed in Locus's simulator (sim-iteration.ts); a
  *   sub-kernel's time is its device's launch cost (devices.ts, LAUNCH_SECONDS) plus the work in
  *   its sub-range over its device's rate for the codelet;
- * - `real`: every copy and every sub-kernel is timed on this machine (performance.now). By
+ * - `real`: every copy and every sub-kernel is timed on this machine. By
  *   default (`threads`, when the sequence has a `source`) each emulated device is a worker
  *   thread (device-threads.ts) computing in place on its memory (SharedArrayBuffers): per
  *   kernel, the copies run on the main thread as libsplit's runtime does them (D2H, then H2D,
@@ -19,7 +19,9 @@
  *   the sum over kernels of the slowest D2H, the slowest H2D and the measured wall time of the
  *   concurrent compute phase. With `threads: false` the sub-kernels run one after the other on
  *   the main thread and the compute phase counts as the slowest sub-kernel (what concurrent
- *   devices would take). One device can be made slower: its sub-kernels and the copies to and
+ *   devices would take), and every copy and sub-kernel is timed by the process's CPU clock
+ *   (cpuClock), not the wall clock, so that time the OS gives other processes is not read as
+ *   a device being slow. One device can be made slower: its sub-kernels and the copies to and
  *   from it take `slowdown` times as long (the extra time is spent busy-waiting).
  */
 import type { Platform } from '../core/platform.ts';
@@ -127,9 +129,56 @@ export function sequenceShape(
   };
 }
 
-/** Busy-waits until `performance.now()` reaches `until` (ms): a throttled device's extra time. */
-function spinUntil(until: number): void {
-  while (performance.now() < until) {
+/**
+ * Real mode's `Omega_d` (seed 003 IV.B: "the time to transfer one byte from host to device d",
+ * which libsplit calibrates on the machine): the copies to or from each device measured so far,
+ * seconds over bytes. The platform's links describe the simulated machine, not the emulated
+ * devices' copies on this one (a memory copy, slowed for a throttled device), so in real mode the
+ * strategies are told the measured figure, once a device has copied anything.
+ */
+export class BusCalibration {
+  readonly #seconds: number[];
+  readonly #bytes: number[];
+
+  /** Nothing measured yet for `devices` devices. */
+  constructor(devices: number) {
+    this.#seconds = new Array<number>(devices).fill(0);
+    this.#bytes = new Array<number>(devices).fill(0);
+  }
+
+  /** One timed copy of `bytes` bytes to or from `device`. */
+  add(device: number, seconds: number, bytes: number): void {
+    this.#seconds[device] = this.#seconds[device]! + seconds;
+    this.#bytes[device] = this.#bytes[device]! + bytes;
+  }
+
+  /** Seconds per byte per device: measured where something was copied, else `fallback`'s. */
+  secondsPerByte(fallback: readonly number[]): number[] {
+    return fallback.map((f, d) => (this.#bytes[d]! > 0 ? this.#seconds[d]! / this.#bytes[d]! : f));
+  }
+}
+
+/** Milliseconds of a clock. */
+type Clock = () => number;
+
+/** Wall-clock milliseconds. */
+const wallClock: Clock = () => performance.now();
+
+/**
+ * Milliseconds of CPU time this process has used (user and system, all its threads): the clock of
+ * the single-thread real mode, where every copy and sub-kernel runs on the main thread and no
+ * device thread exists. On a machine shared with other work, the wall clock also counts the time
+ * the OS gave other processes in the middle of a sub-kernel; a dedicated device would not have
+ * lost it, and the LP would read it as that device being slower.
+ */
+const cpuClock: Clock = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/** Busy-waits until `clock()` reaches `until` (ms): a throttled device's extra time. */
+function spinUntil(clock: Clock, until: number): void {
+  while (clock() < until) {
     // spin
   }
 }
@@ -159,12 +208,20 @@ export function runPartitioned(o: PartitionRunOptions): PartitionRunResult {
       `slow device ${slow} is not one of the ${devices.length} devices`,
     );
   const threaded = mode === 'real' && (o.threads ?? sequence.source !== undefined);
+  const clock: Clock = mode === 'real' && !threaded ? cpuClock : wallClock;
   if (threaded && !sequence.source)
     throw new LocusError(
       'LOCUS_OPTION_INVALID',
       `sequence ${sequence.name} has no source (module, export, arguments): it cannot run on device threads; run it with threads: false`,
     );
   const shape = sequenceShape(sequence, platform, devices);
+  // Real mode: the copies measured so far give the strategies' Omega_d (BusCalibration).
+  const bus = { h2d: new BusCalibration(devices.length), d2h: new BusCalibration(devices.length) };
+  const calibrated = (): SequenceShape => ({
+    ...shape,
+    hostToDeviceSecondsPerByte: bus.h2d.secondsPerByte(shape.hostToDeviceSecondsPerByte),
+    deviceToHostSecondsPerByte: bus.d2h.secondsPerByte(shape.deviceToHostSecondsPerByte),
+  });
   const n = devices.length;
   const lengths = new Map(sequence.buffers.map((b) => [b.name, b.init.length]));
   const elemBytes = new Map(sequence.buffers.map((b) => [b.name, b.init.BYTES_PER_ELEMENT]));
@@ -175,11 +232,11 @@ export function runPartitioned(o: PartitionRunOptions): PartitionRunResult {
   const bytesOf = (buffer: string, s: IntervalSet) => s.size * elemBytes.get(buffer)!;
   const factor = (d: number) => (d === slow ? slowdown : 1);
   const timedCopy = (buffer: string, set: IntervalSet, from: number, to: number): number => {
-    const c0 = performance.now();
+    const c0 = clock();
     mem.copy(buffer, set, from, to);
     const f = Math.max(factor(from), factor(to));
-    if (f > 1) spinUntil(c0 + (performance.now() - c0) * f);
-    return (performance.now() - c0) / 1000;
+    if (f > 1) spinUntil(clock, c0 + (clock() - c0) * f);
+    return (clock() - c0) / 1000;
   };
 
   let ratios = strategy.initial(shape);
@@ -247,18 +304,22 @@ export function runPartitioned(o: PartitionRunOptions): PartitionRunResult {
           for (const r of reads[d]!) valid.fetch(r.buffer, d, r.set, plan);
           plans.push(plan);
           for (const c of plan.d2h) {
-            d2hTime[c.from] = d2hTime[c.from]! + timedCopy(c.buffer, c.set, c.from, -1);
+            const t = timedCopy(c.buffer, c.set, c.from, -1);
+            d2hTime[c.from] = d2hTime[c.from]! + t;
             note(
               { producer: c.writer.kernel, consumer: k, device: c.from, direction: 'd2h' },
               bytesOf(c.buffer, c.set),
             );
+            bus.d2h.add(c.from, t, bytesOf(c.buffer, c.set));
           }
           for (const c of plan.h2d) {
-            h2dTime[d] = h2dTime[d]! + timedCopy(c.buffer, c.set, -1, d);
+            const t = timedCopy(c.buffer, c.set, -1, d);
+            h2dTime[d] = h2dTime[d]! + t;
             note(
               { producer: c.writer.kernel, consumer: k, device: d, direction: 'h2d' },
               bytesOf(c.buffer, c.set),
             );
+            bus.h2d.add(d, t, bytesOf(c.buffer, c.set));
           }
         }
         let run = devices.map(() => 0);
@@ -272,10 +333,10 @@ export function runPartitioned(o: PartitionRunOptions): PartitionRunResult {
           if (hi <= lo) return;
           const dm = mem.of(d);
           if (!threads) {
-            const c0 = performance.now();
+            const c0 = clock();
             kernel.run(dm, lo, hi);
-            if (factor(d) > 1) spinUntil(c0 + (performance.now() - c0) * factor(d));
-            run[d] = (performance.now() - c0) / 1000;
+            if (factor(d) > 1) spinUntil(clock, c0 + (clock() - c0) * factor(d));
+            run[d] = (clock() - c0) / 1000;
           }
           for (const w of writes[d]!)
             valid.wrote(w.buffer, d, w.set, { kernel: k, device: d, iteration: it });
@@ -339,7 +400,7 @@ export function runPartitioned(o: PartitionRunOptions): PartitionRunResult {
       };
       let solveSeconds = 0;
       if (it + 1 < o.iterations) {
-        const decision = strategy.next(shape, observation);
+        const decision = strategy.next(mode === 'real' ? calibrated() : shape, observation);
         checkRatios(decision.ratios, shape, strategy.name);
         ratios = decision.ratios;
         solveSeconds = decision.solveSeconds;

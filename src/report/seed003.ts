@@ -18,8 +18,13 @@ import { type RenderedPlot, renderPlot } from './plots.ts';
 /** The figure's name for `--figure`. */
 export const SEED003_FIGURE = 'seed003';
 
-/** Iterations per run unless told otherwise (the seed does not say; 20 lets the LP settle). */
-export const SEED003_ITERATIONS = 20;
+/**
+ * Iterations per run unless told otherwise. The seed does not say. The first iteration is
+ * uniform, and the next one moves the rows between the uniform split and the LP's: a one-time
+ * cost that `oracle` (the converged ratios from the start) never pays; 30 iterations amortise it
+ * to a few percent on the stencils (20 left FDTD-2D's adaptive-comm 6% behind oracle).
+ */
+export const SEED003_ITERATIONS = 30;
 
 /** Options of runSeed003(). */
 export interface Seed003Options {

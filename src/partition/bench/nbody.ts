@@ -1,23 +1,33 @@
 /**
  * N-body with a cut-off distance in the manner of SOTL (seed 003 section V): particles in a
- * square box divided into `nb x nb` bins whose side is the cut-off; every iteration
- * - `bin`: each particle's bin (a work-group per particle),
+ * square box divided into `nb x nb` bins whose side is the cut-off. Every kernel's work-group is
+ * a bin and reaches the particles of its bins through the start offsets, as the seed says of
+ * SOTL ("all kernels access particles within bins through indirect accesses"): the kernels then
+ * share one index space, the force kernel's ratios applied to the others keep the particles
+ * where the force kernel left them, and only halos move. Every iteration
+ * - `bin`: the new bin of each particle of the old bins `[lo, hi)` (through the old offsets),
  * - `count`, `scan`, `scatter`: a counting sort into bins (work-groups are bins). Since a
  *   particle moves less than one bin per step, the particles landing in bin `b` come from the
- *   old bins around `b`, reached through the old start offsets: a monotone indirection, so each
- *   bin-range of the sort reads only its neighbourhood,
- * - `force`: each particle of bin `b` against the particles of the bins around `b` within the
- *   cut-off (a work-group per bin; the neighbourhood of rows `b - nb - 1 .. b + nb + 1`, through
- *   the new start offsets),
- * - `move`: velocities and positions (a work-group per particle), walls reflect,
+ *   old 3 x 3 bins around `b`, reached through the old start offsets: a monotone indirection,
+ *   so each bin-range of the sort reads only its neighbourhood (and scans only those 9 bins),
+ * - `force`: each particle of bin `b` against the particles of the 3 x 3 bins around `b`
+ *   within the cut-off (a work-group per bin; the declared region is the contiguous span of bins
+ *   `b - nb - 1 .. b + nb + 1` through the new start offsets, which holds those 9 bins; the
+ *   kernel, like a cell-list code, visits only the 9),
+ * - `move`: velocities and positions of the particles of the new bins `[lo, hi)` (through the new
+ *   offsets), walls reflect,
  * - `restart`: the new offsets become the old ones.
- * Half the particles fill the whole box (SOTL simulates a box full of particles) and half start
- * packed in one corner; all drift, so the load per bin (and per sub-range) changes from one
- * iteration to the next, which is what the adaptive strategies must follow. With every particle
- * in the corner blob, three quarters of the bins were empty: a device whose sub-range held no
- * particle measured no time, the seed's f_d^k (mean time per work-group of its own sub-range)
- * said nothing or next to nothing about the bins it would get next, and the LP's extrapolation
- * swung whole kernels onto it (an iteration of 16 ms where uniform took 5).
+ * Three particles in four fill the whole box (SOTL simulates a box full of particles) and one in
+ * four starts in a corner blob half the box's side, where the density is 1.75 times the mean;
+ * all drift, so the load per bin (and per sub-range) changes from one iteration to the next,
+ * which is what the adaptive strategies must follow. The seed's f_d^k is the mean time per
+ * work-group of a device's own sub-range, and the LP assumes it holds for the bins it gives the
+ * device next; a force kernel's work per bin grows as the square of the density, so the blob's
+ * bins cost about 3 times the others. An earlier start (half the particles in a blob of 0.35
+ * times the side: 4.6 times the mean density, 21 times the work per bin) was beyond what that
+ * linear extrapolation follows: the ratios swung, and no strategy balanced the devices, against
+ * the seed's Figure 3. With every particle in a blob, three quarters of the bins were empty and
+ * a device given only empty bins measured nothing at all.
  */
 import { Rng } from '../../core/rng.ts';
 import {
@@ -40,11 +50,11 @@ export function nbodySequence(n: number, nb: number, seed: number): KernelSequen
   const rand = () => rng.int(1 << 24) / (1 << 24);
   const binOf = (x: number, y: number) =>
     Math.min(nb - 1, Math.floor(y / side)) * nb + Math.min(nb - 1, Math.floor(x / side));
-  // Start: every other particle anywhere in the box, the others in a dense corner blob; all
+  // Start: three particles in four anywhere in the box, the others in a corner blob; all
   // drift towards the opposite corner; sorted by bin.
   const raw: { x: number; y: number; vx: number; vy: number; b: number }[] = [];
   for (let i = 0; i < n; i++) {
-    const spread = i % 2 === 0 ? 1 : 0.35;
+    const spread = i % 4 !== 0 ? 1 : 0.5;
     const x = rand() * L * spread;
     const y = rand() * L * spread;
     raw.push({
@@ -69,23 +79,50 @@ export function nbodySequence(n: number, nb: number, seed: number): KernelSequen
   for (let b = 0; b < B; b++) start[b + 1] = start[b + 1]! + start[b]!;
   const lo3 = (b: number) => Math.max(0, b - nb - 1);
   const hi3 = (b: number) => Math.min(B, b + nb + 2);
+  // The 3 x 3 bins around b as (at most) three runs of particles, one per bin row, in increasing
+  // order: [first, last) pairs into `seg`, returns how many. The declared regions are the
+  // contiguous span [lo3(b), hi3(b)) of bins, a superset (a region may over-approximate).
+  const seg = new Int32Array(6);
+  const around = (s: ArrayLike<number>, b: number): number => {
+    const r = Math.floor(b / nb);
+    const c = b - r * nb;
+    const c0 = Math.max(0, c - 1);
+    const c1 = Math.min(nb, c + 2);
+    let k = 0;
+    for (let rr = Math.max(0, r - 1); rr <= Math.min(nb - 1, r + 1); rr++) {
+      seg[k++] = s[rr * nb + c0]!;
+      seg[k++] = s[rr * nb + c1]!;
+    }
+    return k;
+  };
+  /** Particles in the 3 x 3 neighbourhoods of bins [lo, hi) (each bin's own count). */
+  const scanned = (s: ArrayLike<number>, lo: number, hi: number): number => {
+    let w = 0;
+    for (let b = lo; b < hi; b++) {
+      const runs = around(s, b);
+      for (let g = 0; g < runs; g += 2) w += seg[g + 1]! - seg[g]!;
+    }
+    return w;
+  };
   const near = (idx: string, scale = 1) => indirect(idx, 1, -(nb + 1), nb + 1, scale);
 
   const kernels: PartitionKernel[] = [
     {
       name: 'bin',
       codelet: 'nbody-bin',
-      workGroups: n,
+      workGroups: B,
       accesses: [
-        { buffer: 'pos', read: [affine(2, 0, 0)] },
-        { buffer: 'bin', write: [affine(1, 0, 0)] },
+        { buffer: 'start', read: [affine(1, 0, 1)] },
+        { buffer: 'pos', read: [indirect('start', 1, 0, 0, 2)] },
+        { buffer: 'bin', write: [indirect('start', 1, 0, 0)] },
       ],
       run(m: Memory, lo: number, hi: number) {
+        const s = m.start!;
         const p = m.pos!;
         const bin = m.bin!;
-        for (let i = lo; i < hi; i++) bin[i] = binOf(p[2 * i]!, p[2 * i + 1]!);
+        for (let i = s[lo]!; i < s[hi]!; i++) bin[i] = binOf(p[2 * i]!, p[2 * i + 1]!);
       },
-      work: (_m, lo, hi) => hi - lo,
+      work: (m, lo, hi) => m.start![hi]! - m.start![lo]!,
     },
     {
       name: 'count',
@@ -102,15 +139,13 @@ export function nbodySequence(n: number, nb: number, seed: number): KernelSequen
         const c = m.count!;
         for (let b = lo; b < hi; b++) {
           let k = 0;
-          for (let i = s[lo3(b)]!; i < s[hi3(b)]!; i++) if (bin[i] === b) k++;
+          const runs = around(s, b);
+          for (let g = 0; g < runs; g += 2) for (let i = seg[g]!; i < seg[g + 1]!; i++) if (bin[i] === b) k++;
           c[b] = k;
         }
       },
       work(m: Memory, lo: number, hi: number) {
-        const s = m.start!;
-        let w = 0;
-        for (let b = lo; b < hi; b++) w += s[hi3(b)]! - s[lo3(b)]!;
-        return w;
+        return scanned(m.start!, lo, hi);
       },
     },
     {
@@ -157,21 +192,22 @@ export function nbodySequence(n: number, nb: number, seed: number): KernelSequen
         } = m as Record<string, Float64Array>;
         for (let b = lo; b < hi; b++) {
           let dst = ns![b]!;
-          for (let i = s![lo3(b)]!; i < s![hi3(b)]!; i++) {
-            if (bin![i] !== b) continue;
-            np![2 * dst] = p![2 * i]!;
-            np![2 * dst + 1] = p![2 * i + 1]!;
-            nv![2 * dst] = v![2 * i]!;
-            nv![2 * dst + 1] = v![2 * i + 1]!;
-            dst++;
-          }
+          const runs = around(s!, b);
+          for (let g = 0; g < runs; g += 2)
+            for (let i = seg[g]!; i < seg[g + 1]!; i++) {
+              if (bin![i] !== b) continue;
+              np![2 * dst] = p![2 * i]!;
+              np![2 * dst + 1] = p![2 * i + 1]!;
+              nv![2 * dst] = v![2 * i]!;
+              nv![2 * dst + 1] = v![2 * i + 1]!;
+              dst++;
+            }
         }
       },
       work(m: Memory, lo: number, hi: number) {
         const s = m.start!;
         const bin = m.bin!;
-        let w = 0;
-        for (let b = lo; b < hi; b++) w += s[hi3(b)]! - s[lo3(b)]!;
+        const w = scanned(s, lo, hi);
         let moved = 0;
         for (let i = s[lo3(lo)]!; i < s[hi3(hi - 1)]!; i++) if (bin[i]! >= lo && bin[i]! < hi) moved++;
         // 4-byte words: one bin index per particle scanned, and the 64 bytes (position and
@@ -193,23 +229,23 @@ export function nbodySequence(n: number, nb: number, seed: number): KernelSequen
         const p = m.npos!;
         const a = m.acc!;
         for (let b = lo; b < hi; b++) {
-          const q0 = ns[lo3(b)]!;
-          const q1 = ns[hi3(b)]!;
+          const runs = around(ns, b);
           for (let i = ns[b]!; i < ns[b + 1]!; i++) {
             const xi = p[2 * i]!;
             const yi = p[2 * i + 1]!;
             let fx = 0;
             let fy = 0;
-            for (let j = q0; j < q1; j++) {
-              if (j === i) continue;
-              const dx = xi - p[2 * j]!;
-              const dy = yi - p[2 * j + 1]!;
-              const r2 = dx * dx + dy * dy;
-              if (r2 >= side * side || r2 === 0) continue;
-              const f = (side - Math.sqrt(r2)) / (r2 + 0.01);
-              fx += f * dx;
-              fy += f * dy;
-            }
+            for (let g = 0; g < runs; g += 2)
+              for (let j = seg[g]!; j < seg[g + 1]!; j++) {
+                if (j === i) continue;
+                const dx = xi - p[2 * j]!;
+                const dy = yi - p[2 * j + 1]!;
+                const r2 = dx * dx + dy * dy;
+                if (r2 >= side * side || r2 === 0) continue;
+                const f = (side - Math.sqrt(r2)) / (r2 + 0.01);
+                fx += f * dx;
+                fy += f * dy;
+              }
             a[2 * i] = fx;
             a[2 * i + 1] = fy;
           }
@@ -218,24 +254,26 @@ export function nbodySequence(n: number, nb: number, seed: number): KernelSequen
       work(m: Memory, lo: number, hi: number) {
         const ns = m.nstart!;
         let pairs = 0;
-        for (let b = lo; b < hi; b++) pairs += (ns[b + 1]! - ns[b]!) * (ns[hi3(b)]! - ns[lo3(b)]!);
+        for (let b = lo; b < hi; b++) pairs += (ns[b + 1]! - ns[b]!) * scanned(ns, b, b + 1);
         return pairs;
       },
     },
     {
       name: 'move',
       codelet: 'nbody-move',
-      workGroups: n,
+      workGroups: B,
       accesses: [
-        { buffer: 'npos', read: [affine(2, 0, 0)] },
-        { buffer: 'nvel', read: [affine(2, 0, 0)] },
-        { buffer: 'acc', read: [affine(2, 0, 0)] },
-        { buffer: 'pos', write: [affine(2, 0, 0)] },
-        { buffer: 'vel', write: [affine(2, 0, 0)] },
+        { buffer: 'nstart', read: [affine(1, 0, 1)] },
+        { buffer: 'npos', read: [indirect('nstart', 1, 0, 0, 2)] },
+        { buffer: 'nvel', read: [indirect('nstart', 1, 0, 0, 2)] },
+        { buffer: 'acc', read: [indirect('nstart', 1, 0, 0, 2)] },
+        { buffer: 'pos', write: [indirect('nstart', 1, 0, 0, 2)] },
+        { buffer: 'vel', write: [indirect('nstart', 1, 0, 0, 2)] },
       ],
       run(m: Memory, lo: number, hi: number) {
         const { npos: np, nvel: nv, acc: a, pos: p, vel: v } = m as Record<string, Float64Array>;
-        for (let i = lo; i < hi; i++) {
+        const ns = m.nstart!;
+        for (let i = ns[lo]!; i < ns[hi]!; i++) {
           for (let c = 0; c < 2; c++) {
             const k = 2 * i + c;
             let vk = nv![k]! + a![k]! * dt;
@@ -253,7 +291,7 @@ export function nbodySequence(n: number, nb: number, seed: number): KernelSequen
           }
         }
       },
-      work: (_m, lo, hi) => hi - lo,
+      work: (m, lo, hi) => m.nstart![hi]! - m.nstart![lo]!,
     },
     {
       name: 'restart',

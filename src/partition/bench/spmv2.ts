@@ -14,11 +14,22 @@ interface Csr {
   val: Float64Array;
 }
 
+/**
+ * Bands of rows: depending on its band, a row is heavy (up to `maxRow` non-zeros) with
+ * probability 0, 1/3 or 2/3, else light (up to maxRow / 16); a quarter of the rows are heavy
+ * overall. 64 bands: a device's share of the rows (a
+ * quarter or so) spans many bands, so its mean time per row, the seed's f_d^k, holds from one
+ * sub-range to the next; with 8 bands a share was one or two bands, a shift of the boundary
+ * moved a heavy band between devices and the LP's ratios swung between two states every
+ * iteration.
+ */
+export const BANDS = 64;
+
 /** A seeded n x n CSR matrix whose row lengths vary by bands (rows sum to at most 1 in absolute value). */
 function irregularCsr(n: number, rng: Rng, maxRow: number): Csr {
   const lengths: number[] = [];
   for (let i = 0; i < n; i++) {
-    const band = Math.floor((i * 8) / n);
+    const band = Math.floor((i * BANDS) / n);
     const heavy = (band * 5 + rng.int(3)) % 8 < 2;
     lengths.push(1 + rng.int(heavy ? maxRow : Math.max(2, maxRow >> 4)));
   }

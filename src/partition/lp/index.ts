@@ -11,4 +11,10 @@ export { adaptiveCommStrategy, TransferCoefficients } from './adaptive-comm.ts';
 export { TimePerGroup } from './measure.ts';
 export { type LinearProgram, type LpSolution, solveProgram, toLpFormat } from './program.ts';
 export { CoefficientSamples, fitLine, type LinearFit } from './regression.ts';
-export { buildSystem, type PairCoefficients, type PartitionSystem, transferVolume } from './system.ts';
+export {
+  buildSystem,
+  NEGLIGIBLE_PAIR,
+  type PairCoefficients,
+  type PartitionSystem,
+  transferVolume,
+} from './system.ts';

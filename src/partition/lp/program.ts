@@ -50,7 +50,7 @@ export function addVariable(p: LinearProgram, name: string, cost: number): numbe
   return p.names.length - 1;
 }
 
-/** Adds a row (zero coefficients are dropped). */
+/** Adds a row (terms on the same variable are summed; zero coefficients are dropped). */
 export function addRow(
   p: LinearProgram,
   name: string,
@@ -61,9 +61,16 @@ export function addRow(
   const variables: number[] = [];
   const coefficients: number[] = [];
   for (const [v, c] of terms) {
-    if (c !== 0) {
+    const i = variables.indexOf(v);
+    if (i < 0) {
       variables.push(v);
       coefficients.push(c);
+    } else coefficients[i] = coefficients[i]! + c;
+  }
+  for (let i = variables.length - 1; i >= 0; i--) {
+    if (coefficients[i] === 0) {
+      variables.splice(i, 1);
+      coefficients.splice(i, 1);
     }
   }
   p.rows.push({ name, variables, coefficients, sense, rhs });
