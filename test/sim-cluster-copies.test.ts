@@ -123,7 +123,7 @@ describe('received copies: by hand', () => {
       (e: unknown) =>
         e instanceof LocusError &&
         e.code === 'LOCUS_HOST_MEMORY_TOO_SMALL' &&
-        /^node node1 of 2: at [0-9.e-]+ s a received copy of 1\.00 MiB would bring its host memory to 3\.00 MiB .* over its 2\.50 MiB: .*more nodes$/.test(
+        /^node node1 of 2: at [0-9.e-]+ s a received copy of 1\.00 MiB would bring its host memory to 3145728 bytes .* over its 2621440 bytes \(2\.50 MiB\): .*more nodes$/.test(
           e.message,
         ),
     );

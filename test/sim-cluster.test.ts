@@ -512,15 +512,20 @@ describe('simulated cluster: the seed001-cluster figure', () => {
     );
     assert.equal(stencil[0].messages, 0);
     assert.ok(stencil[1].gflopsPerNode < stencil[0].gflopsPerNode);
-    assert.equal(lu.length, 3 * 9);
+    assert.equal(lu.length, 3 * 13);
     const ran = (nodes: number, size: number) =>
       lu.find((l: { nodes: number; matrixSize: number }) => l.nodes === nodes && l.matrixSize === size).ran;
+    // Received copies are dropped after their last reader: each node holds its own tiles and
+    // the copies alive at once, so 2 nodes run larger sizes than one and 4 larger than 2.
     assert.equal(ran(1, 46080), true);
     assert.equal(ran(1, 53760), false);
-    assert.equal(ran(4, 61440), true);
+    assert.equal(ran(2, 61440), true);
+    assert.equal(ran(2, 69120), false);
+    assert.equal(ran(4, 84480), true);
+    assert.equal(ran(4, 92160), false);
     const csv = readFileSync(join(out, 'lu.csv'), 'utf8').trim().split('\n');
-    assert.equal(csv[0], 'nodes,tiles,matrixSize,ran,makespanS,gflops,messages,messageBytes');
-    assert.equal(csv.length, 1 + 27);
+    assert.equal(csv[0], 'nodes,tiles,matrixSize,ran,makespanS,gflops,messages,messageBytes,hostPeakBytes');
+    assert.equal(csv.length, 1 + 39);
     for (const f of ['stencil.csv', 'fig3c.svg', 'fig3c.png', 'fig4c.svg', 'fig4c.png']) {
       assert.ok(readFileSync(join(out, f)).length > 0, f);
     }

@@ -103,7 +103,7 @@ export class CopyLifetimes {
     if (used > this.capacity[r]!) {
       throw new LocusError(
         'LOCUS_HOST_MEMORY_TOO_SMALL',
-        `node ${this.names[r]} of ${this.names.length}: at ${now.toPrecision(6)} s a received copy of ${fmtBytes(this.bytes[i]!)} would bring its host memory to ${fmtBytes(used)} (the data it owns and the copies still needed), over its ${fmtBytes(this.capacity[r]!)}: use a platform with more memory, a smaller workload, or more nodes`,
+        `node ${this.names[r]} of ${this.names.length}: at ${now.toPrecision(6)} s a received copy of ${fmtBytes(this.bytes[i]!)} would bring its host memory to ${used} bytes (the data it owns and the copies still needed), over its ${this.capacity[r]} bytes (${fmtBytes(this.capacity[r]!)}): use a platform with more memory, a smaller workload, or more nodes`,
       );
     }
     this.used[r] = used;
