@@ -204,6 +204,34 @@ describe('received copies: LU and Cholesky on 2 nodes', () => {
     });
   }
 
+  test('dropped copies leave no GPU replica; kept ones do', () => {
+    // Bytes of received tiles (column parity other than the node's, 1 x 2 grid) still
+    // allocated on a GPU of their node at the end of the run.
+    const onGpus = (keepReceived: boolean) => {
+      const left = [0, 0];
+      run(
+        'lu',
+        { tiles: 6, tileSize: 256 },
+        {
+          keepReceived,
+          inspect: (rank, e) => {
+            const g = e.graph;
+            for (let h = 0; h < g.handleCount; h++) {
+              const col = Number(/,(\d+)\]$/.exec(g.handleLabel(h))![1]);
+              if (col % 2 === rank) continue;
+              e.platform.nodes.forEach((n, i) => {
+                if (n.kind === 'gpu' && e.isAllocated(h, i)) left[rank]! += g.handleSize.data[h]!;
+              });
+            }
+          },
+        },
+      );
+      return left;
+    };
+    assert.deepEqual(onGpus(false), [0, 0]);
+    assert.ok(onGpus(true).every((b) => b > 0));
+  });
+
   test("keepReceived: today's makespans and messages (measured before copies were dropped)", () => {
     const before: Record<string, [number, number, number, number[]]> = {
       lu: [0.004709030954989899, 20, 5242880, [0.004380481216969696, 0.004709030954989899]],

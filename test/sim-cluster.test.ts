@@ -477,9 +477,32 @@ describe('simulated cluster: command line', () => {
       [['run', '--nodes', '2', '-w', 'lu'], '--nodes applies to --cluster sim'],
       [['run', '--cluster', 'sim', '-w', 'lu'], '--cluster sim needs --platform'],
       [
-        ['run', '--cluster', 'sim', '--platform', 'ac-cluster', '--nodes', '2', '-w', 'lu', '-n', '64'],
-        'node ac0 of 2: the data it owns and the copies it receives (10.54 GiB) do not fit in host memory ram',
+        [
+          'run',
+          '--cluster',
+          'sim',
+          '--platform',
+          'ac-cluster',
+          '--nodes',
+          '2',
+          '-w',
+          'lu',
+          '-n',
+          '64',
+          '--keep-received',
+        ],
+        'node ac0 of 2: the data it owns and every copy it receives (--keep-received) (10.54 GiB) do not fit in its host memory (8.00 GiB)',
       ],
+      [
+        ['run', '--cluster', 'sim', '--platform', 'ac-cluster', '--nodes', '2', '-w', 'lu', '-n', '72'],
+        'node ac0 of 2: the data it owns (8.90 GiB) do not fit in its host memory (8.00 GiB)',
+      ],
+      [
+        // The owned tiles fit; the copies alive at once overflow during the run.
+        ['run', '--cluster', 'sim', '--platform', 'ac-cluster', '--nodes', '2', '-w', 'lu', '-n', '68'],
+        'over its 8589934592 bytes (8.00 GiB): use a platform with more memory, a smaller workload, or more nodes',
+      ],
+      [['run', '--keep-received', '-w', 'lu'], '--keep-received applies to --cluster sim'],
       [
         ['run', '--cluster', 'sim', '--platform', 'ac-cluster', '-w', 'lu', '--nic-bandwidth', 'fast'],
         "'fast' is not a bandwidth",

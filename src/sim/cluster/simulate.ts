@@ -14,6 +14,7 @@
  */
 
 import { type Distribution, parseDistribution, squarestGrid } from '../../cluster/distribution.ts';
+import type { Engine } from '../../core/engine.ts';
 import type { TaskGraph } from '../../core/graph.ts';
 import { PlatformModel } from '../../core/model.ts';
 import type { ClusterNetwork, Platform } from '../../core/platform.ts';
@@ -77,6 +78,8 @@ export interface ClusterSimOptions {
    * there from the start) instead of dropping it after its last reader (default false).
    */
   keepReceived?: boolean;
+  /** Called with each node's rank and engine once the run has ended (tests, tools). */
+  inspect?: (rank: number, engine: Engine) => void;
 }
 
 /** What one node did. */
@@ -301,6 +304,7 @@ export function simulateCluster(o: ClusterSimOptions): ClusterSimResult {
       `simulated cluster stalled: node ${cluster.nodes[stuck]} has ${e.submittedTasks - e.finishedTasks} of ${e.submittedTasks} tasks not ended and nothing is in flight`,
     );
   }
+  if (o.inspect) nodes.forEach((s, r) => o.inspect!(r, s.sim.engine));
   return finish(o, cluster, described, builder, nodes, copies, { delivered, posted }, seed, t0);
 }
 
