@@ -304,7 +304,7 @@ export function simulateCluster(o: ClusterSimOptions): ClusterSimResult {
       `simulated cluster stalled: node ${cluster.nodes[stuck]} has ${e.submittedTasks - e.finishedTasks} of ${e.submittedTasks} tasks not ended and nothing is in flight`,
     );
   }
-  if (o.inspect) nodes.forEach((s, r) => o.inspect!(r, s.sim.engine));
+  if (o.inspect) for (let r = 0; r < n; r++) o.inspect(r, nodes[r]!.sim.engine);
   return finish(o, cluster, described, builder, nodes, copies, { delivered, posted }, seed, t0);
 }
 
