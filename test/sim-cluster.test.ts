@@ -477,9 +477,32 @@ describe('simulated cluster: command line', () => {
       [['run', '--nodes', '2', '-w', 'lu'], '--nodes applies to --cluster sim'],
       [['run', '--cluster', 'sim', '-w', 'lu'], '--cluster sim needs --platform'],
       [
-        ['run', '--cluster', 'sim', '--platform', 'ac-cluster', '--nodes', '2', '-w', 'lu', '-n', '64'],
-        'node ac0 of 2: the data it owns and the copies it receives (10.54 GiB) do not fit in host memory ram',
+        [
+          'run',
+          '--cluster',
+          'sim',
+          '--platform',
+          'ac-cluster',
+          '--nodes',
+          '2',
+          '-w',
+          'lu',
+          '-n',
+          '64',
+          '--keep-received',
+        ],
+        'node ac0 of 2: the data it owns and every copy it receives (--keep-received) (10.54 GiB) do not fit in its host memory (8.00 GiB)',
       ],
+      [
+        ['run', '--cluster', 'sim', '--platform', 'ac-cluster', '--nodes', '2', '-w', 'lu', '-n', '72'],
+        'node ac0 of 2: the data it owns (8.90 GiB) do not fit in its host memory (8.00 GiB)',
+      ],
+      [
+        // The owned tiles fit; the copies alive at once overflow during the run.
+        ['run', '--cluster', 'sim', '--platform', 'ac-cluster', '--nodes', '2', '-w', 'lu', '-n', '68'],
+        'over its 8589934592 bytes (8.00 GiB): use a platform with more memory, a smaller workload, or more nodes',
+      ],
+      [['run', '--keep-received', '-w', 'lu'], '--keep-received applies to --cluster sim'],
       [
         ['run', '--cluster', 'sim', '--platform', 'ac-cluster', '-w', 'lu', '--nic-bandwidth', 'fast'],
         "'fast' is not a bandwidth",
@@ -512,15 +535,20 @@ describe('simulated cluster: the seed001-cluster figure', () => {
     );
     assert.equal(stencil[0].messages, 0);
     assert.ok(stencil[1].gflopsPerNode < stencil[0].gflopsPerNode);
-    assert.equal(lu.length, 3 * 9);
+    assert.equal(lu.length, 3 * 13);
     const ran = (nodes: number, size: number) =>
       lu.find((l: { nodes: number; matrixSize: number }) => l.nodes === nodes && l.matrixSize === size).ran;
+    // Received copies are dropped after their last reader: each node holds its own tiles and
+    // the copies alive at once, so 2 nodes run larger sizes than one and 4 larger than 2.
     assert.equal(ran(1, 46080), true);
     assert.equal(ran(1, 53760), false);
-    assert.equal(ran(4, 61440), true);
+    assert.equal(ran(2, 61440), true);
+    assert.equal(ran(2, 69120), false);
+    assert.equal(ran(4, 84480), true);
+    assert.equal(ran(4, 92160), false);
     const csv = readFileSync(join(out, 'lu.csv'), 'utf8').trim().split('\n');
-    assert.equal(csv[0], 'nodes,tiles,matrixSize,ran,makespanS,gflops,messages,messageBytes');
-    assert.equal(csv.length, 1 + 27);
+    assert.equal(csv[0], 'nodes,tiles,matrixSize,ran,makespanS,gflops,messages,messageBytes,hostPeakBytes');
+    assert.equal(csv.length, 1 + 39);
     for (const f of ['stencil.csv', 'fig3c.svg', 'fig3c.png', 'fig4c.svg', 'fig4c.png']) {
       assert.ok(readFileSync(join(out, f)).length > 0, f);
     }

@@ -17,6 +17,14 @@ const val = (commands: string[], expr: string) =>
 /** The stencil row of `n` nodes, and the LU row of `n` nodes and size `size`. */
 const st = (n: number) => `r.stencil.find((x) => x.nodes === ${n})`;
 const lu = (n: number, size: number) => `r.lu.find((x) => x.nodes === ${n} && x.matrixSize === ${size})`;
+/** The largest matrix size `n` nodes ran, as an expression over the sweep's JSON. */
+const biggest = (n: number) =>
+  `Math.max(...r.lu.filter((x) => x.nodes === ${n} && x.ran).map((x) => x.matrixSize))`;
+/** LU of `tiles` tiles of 960 single on 2 nodes, received copies kept or dropped. */
+const keep2 = (tiles: number, keep: boolean) =>
+  `locus run --cluster sim --platform ac-cluster --nodes 2 -w lu --tiles ${tiles} --tile-size 960 --precision single --sched heft-tmdp-pr${keep ? ' --keep-received' : ''} --json`;
+/** The largest host peak of a node, in GiB. */
+const PEAK = 'f(Math.max(...r.perNode.map((p) => p.hostPeakBytes)) / 2 ** 30, 2)';
 /** LU GFlop/s on `n` nodes in a table cell, or "does not fit". */
 const luCell = (n: number) => `x.by['${n}'].ran ? f(x.by['${n}'].gflops, 0) : 'does not fit'`;
 
@@ -81,8 +89,11 @@ expand: r.stencil
   iterations, with a curve per K; Locus's stencil exchanges one plane every iteration.
 
 **LU (Fig. 4(c)).** Tiles of 960 single, 2-D block-cyclic over the squarest grid of nodes (1 x 2,
-2 x 2); a size whose data, with the copies each node receives, do not fit in the nodes'
-${val([PLATFORM], "r.memoryNodes[0].capacity.replace('GiB', ' GiB')")} of host memory is not run (the seed: "using multiple machines permits to solve larger problems"):
+2 x 2). Each node holds the tiles it owns and the copies it received that are still needed: a
+copy is dropped once its last reader on the node has ended ([cluster.md](cluster.md#simulated-cluster)),
+as seed 001's LU exchanged panels through temporary buffers. A size for which a node's
+${val([PLATFORM], "r.memoryNodes[0].capacity.replace('GiB', ' GiB')")} of host memory would
+overflow is not run (the seed: "using multiple machines permits to solve larger problems"):
 
 <!-- table
 run: @cl
@@ -91,19 +102,21 @@ expand: pivot(r.lu, 'matrixSize', 'nodes')
 | 1 node GFlop/s | ${luCell(1)}
 | 2 nodes GFlop/s | ${luCell(2)}
 | 4 nodes GFlop/s | ${luCell(4)}
+| 2 nodes: host peak (GiB) | x.by['2'].ran ? f(x.by['2'].hostPeakBytes / 2 ** 30, 2) : '-'
+| 4 nodes: host peak (GiB) | x.by['4'].ran ? f(x.by['4'].hostPeakBytes / 2 ** 30, 2) : '-'
 | 4 nodes: MB over the network | x.by['4'].ran ? f(x.by['4'].messageBytes / 1e6, 0) : '-'
 -->
 
 ![LU GFlop/s vs matrix size, 1, 2 and 4 nodes](img/seed001-fig4c.png)
 
 - **Larger problems on more nodes: reproduced.** One node runs up to N =
-  ${val(['@cl'], 'Math.max(...r.lu.filter((x) => x.nodes === 1 && x.ran).map((x) => x.matrixSize))')},
-  2 nodes up to
-  ${val(['@cl'], 'Math.max(...r.lu.filter((x) => x.nodes === 2 && x.ran).map((x) => x.matrixSize))')}
-  (each node also keeps the tiles it received, so halving the matrix does not double the size
-  that fits), 4 nodes up to
-  ${val(['@cl'], 'Math.max(...r.lu.filter((x) => x.nodes === 4 && x.ran).map((x) => x.matrixSize))')}
-  at ${val(['@cl'], `f(${lu(4, 61440)}.gflops, 0)`)} GFlop/s.
+  ${val(['@cl'], `${biggest(1)}`)}, 2 nodes up to ${val(['@cl'], `${biggest(2)}`)}, 4 nodes up
+  to ${val(['@cl'], `${biggest(4)}`)} at ${val(['@cl'], `f(r.lu.find((x) => x.nodes === 4 && x.matrixSize === ${biggest(4)}).gflops, 0)`)}
+  GFlop/s ("host peak": the most bytes one node's host memory held at once). Keeping every
+  received copy for the whole run instead (\`--keep-received\`, as before copies were dropped),
+  a node of 2 already holds ${val([keep2(48, true)], PEAK)} GiB at N = 46080
+  (${val([keep2(48, false)], PEAK)} GiB when copies are dropped), and the next size does not
+  fit on 2 nodes either: with kept copies, 2 nodes ran no larger a matrix than one.
 - **Little gain at a fixed size: reproduced for small sizes only.** At N = 3840, 4 nodes give
   ${val(['@cl'], `f(${lu(4, 3840)}.gflops, 0)`)} GFlop/s against
   ${val(['@cl'], `f(${lu(1, 3840)}.gflops, 0)`)} on one node, and at N = 7680

@@ -125,6 +125,7 @@ export function clusterSimCommand(o: RunOptions): void {
     targetClean: o.targetClean,
     workload: `${o.workload} ${instance.description}`,
     trace: o.trace !== undefined,
+    keepReceived: o.keepReceived === true,
   });
   if (o.trace !== undefined) {
     try {
@@ -151,9 +152,23 @@ export function formatClusterReport(r: ClusterSimReport): string {
     `${r.workload} on ${r.nodes} nodes of ${r.platform} (simulated cluster), scheduler ${r.scheduler}, eviction ${r.eviction}, distribution ${r.distribution}`,
     `network: NIC ${formatBandwidth(n.nicBandwidth)} each way, latency ${formatDuration(n.latency)}, switch ${n.switchBandwidth === null ? 'non-blocking' : formatBandwidth(n.switchBandwidth)}`,
     `makespan ${formatDuration(r.makespanS)}, ${r.gflops.toFixed(1)} GFlop/s, ${r.tasks} tasks, ${r.messages} messages (${formatBytes(r.messageBytes)})`,
+    r.keepReceived
+      ? 'received copies kept in host memory for the whole run (--keep-received)'
+      : 'received copies dropped after their last reader on the node (--keep-received keeps them)',
   ];
   const rows = [
-    ['node', 'tasks', 'sent', 'bytes sent', 'received', 'bytes received', 'GFlop/s', 'last task end'],
+    [
+      'node',
+      'tasks',
+      'sent',
+      'bytes sent',
+      'received',
+      'bytes received',
+      'dropped',
+      'host peak',
+      'GFlop/s',
+      'last task end',
+    ],
     ...r.perNode.map((p) => [
       p.name,
       String(p.tasks),
@@ -161,6 +176,8 @@ export function formatClusterReport(r: ClusterSimReport): string {
       formatBytes(p.bytesSent),
       String(p.messagesReceived),
       formatBytes(p.bytesReceived),
+      String(p.copiesDropped),
+      formatBytes(p.hostPeakBytes),
       p.gflops.toFixed(1),
       formatDuration(p.makespanS),
     ]),

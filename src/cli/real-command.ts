@@ -69,6 +69,11 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       'LOCUS_OPTION_CONFLICT',
       "--nodes applies to --cluster sim; under mpirun the ranks are mpirun's -np",
     );
+  if (o.keepReceived)
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      '--keep-received applies to --cluster sim (over MPI, received copies are cached until written)',
+    );
   if (o.cluster === undefined && (o.distribution !== undefined || o.verboseRanks))
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',

@@ -87,6 +87,8 @@ export interface RunOptions extends SimulationFlags {
   nicBandwidth?: number;
   /** --cluster sim: network latency replacing the platform's (seconds). */
   networkLatency?: number;
+  /** --cluster sim: received copies stay for the whole run instead of being dropped. */
+  keepReceived?: boolean;
   /** --cluster: the data distribution (2d, 2d:PxQ, 1d). */
   distribution?: string;
   /** --cluster: every rank prints its report. */
@@ -143,6 +145,7 @@ export function runCommand(o: RunOptions): void {
     [o.nodes, '--nodes'],
     [o.nicBandwidth, '--nic-bandwidth'],
     [o.networkLatency, '--network-latency'],
+    [o.keepReceived || undefined, '--keep-received'],
   ] as const) {
     if (given !== undefined)
       throw new LocusError('LOCUS_OPTION_CONFLICT', `${flag} applies to --cluster sim (a simulated cluster)`);

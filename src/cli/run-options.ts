@@ -124,6 +124,10 @@ export function registerRunCommand(cmd: Command): void {
       durationValue,
     )
     .option(
+      '--keep-received',
+      "cluster sim: keep every received copy in the receiver's host memory for the whole run (default: drop it after its last reader there)",
+    )
+    .option(
       '--distribution <spec>',
       'cluster: data to ranks: 2d (squarest grid), 2d:PxQ or 1d (default 2d; jacobi 1d)',
     )

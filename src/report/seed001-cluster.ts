@@ -8,7 +8,9 @@
  *   seed's 256 x 256 x 64 planes (the seed's 256 x 256 x 4096 grid in 64 blocks) and runs
  *   STENCIL_ITERATIONS iterations; the throughput per node says what the network costs.
  * - LU (Fig. 4(c)): GFlop/s against the matrix size for each node count, tiles of 960 single;
- *   a size whose data do not fit in the nodes' host memories is recorded as not run.
+ *   a size for which a node's host memory overflows (the tiles it owns, or those plus the
+ *   received copies alive at once during the run: copies are dropped after their last reader)
+ *   is recorded as not run.
  *
  * Writes `stencil.csv`, `lu.csv`, `fig3c.svg/png` and `fig4c.svg/png`.
  */
@@ -36,8 +38,8 @@ export const STENCIL_XY = 256;
 export const STENCIL_ITERATIONS = 50;
 /** LU tile edge (single precision, LU's default). */
 export const LU_TILE = 960;
-/** LU sizes, in tiles per dimension: 3840 to 61440. */
-export const LU_TILES = [4, 8, 16, 24, 32, 40, 48, 56, 64] as const;
+/** LU sizes, in tiles per dimension: 3840 to 92160 (past what 4 nodes' host memories hold). */
+export const LU_TILES = [4, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96] as const;
 /** The scheduler inside each node. */
 export const CLUSTER_SCHEDULER = 'heft-tmdp-pr';
 
@@ -65,6 +67,8 @@ export interface LuRow {
   gflops: number | null;
   messages: number | null;
   messageBytes: number | null;
+  /** The most bytes any node's host memory held at once (owned tiles and live copies). */
+  hostPeakBytes: number | null;
 }
 
 /** Column order of stencil.csv. */
@@ -90,6 +94,7 @@ export const LU_COLUMNS = [
   'gflops',
   'messages',
   'messageBytes',
+  'hostPeakBytes',
 ] as const;
 
 /** Options of runSeed001Cluster(). */
@@ -165,10 +170,19 @@ export function runSeed001Cluster(o: Seed001ClusterOptions): Seed001ClusterResul
           gflops: r.gflops,
           messages: r.messages,
           messageBytes: r.messageBytes,
+          hostPeakBytes: Math.max(...r.perNode.map((p) => p.hostPeakBytes)),
         });
       } catch (e) {
         if (!(e instanceof LocusError && e.code === 'LOCUS_HOST_MEMORY_TOO_SMALL')) throw e;
-        lu.push({ ...point, ran: false, makespanS: null, gflops: null, messages: null, messageBytes: null });
+        lu.push({
+          ...point,
+          ran: false,
+          makespanS: null,
+          gflops: null,
+          messages: null,
+          messageBytes: null,
+          hostPeakBytes: null,
+        });
       }
     }
   }

@@ -13,7 +13,8 @@
  *   previous copy are waited for first);
  * - the tasks it runs.
  * Received copies stay valid until the datum is written again (the planner's cache), so later
- * readers on that node need no message.
+ * readers on that node need no message. The builder also records which tasks read each received
+ * version (copyPlan), so that the simulation drops a copy once its last reader has ended.
  */
 
 import type { Distribution } from '../../cluster/distribution.ts';
@@ -28,6 +29,7 @@ import {
   type Submitter,
   type TaskSpec,
 } from '../../workloads/submitter.ts';
+import type { CopyPlan } from './copies.ts';
 
 /** One message of the run: a datum's version from one node to another. */
 export interface Message {
@@ -72,6 +74,15 @@ export class ClusterGraphBuilder implements Submitter {
 
   /** Tasks submitted so far (the index into `priorities`). */
   private submitted = 0;
+  /** Per node, per datum: the message whose copy is the version held there (-1: none). */
+  private readonly current: number[][];
+  /** Per node, per datum: kept for the whole run (owned, or written by a task of the node). */
+  private readonly kept: boolean[][];
+  /** Per message: its readers on the receiver. */
+  private readonly readers: number[] = [];
+  /** Per node: (task, message) pairs, tasks in increasing order, of the copies tasks read. */
+  private readonly readTask: number[][];
+  private readonly readMessage: number[][];
 
   /**
    * A builder for `nodes` nodes whose data `distribution` places; with `priorities`, the k-th
@@ -89,6 +100,10 @@ export class ClusterGraphBuilder implements Submitter {
     this.send = this.graphs.map(() => -1);
     this.recv = this.graphs.map(() => -1);
     this.flops = this.graphs.map(() => 0);
+    this.current = this.graphs.map(() => []);
+    this.kept = this.graphs.map(() => []);
+    this.readTask = this.graphs.map(() => []);
+    this.readMessage = this.graphs.map(() => []);
   }
 
   /** Declares the datum; its owner registers it now. */
@@ -96,6 +111,9 @@ export class ClusterGraphBuilder implements Submitter {
     const h = this.planner.declare(spec.length * ELEMENT_BYTES[spec.type], spec.block);
     this.specs.push(spec);
     for (const l of this.local) l.push(-1);
+    for (const c of this.current) c.push(-1);
+    for (const k of this.kept) k.push(false);
+    this.kept[this.planner.owner(h)]![h] = true;
     this.handleOn(this.planner.owner(h), h);
     return h;
   }
@@ -139,16 +157,74 @@ export class ClusterGraphBuilder implements Submitter {
         app: true,
         name: `recv(${name} from ${t.from})`,
       });
+      this.current[t.to]![t.handle] = this.messages.length;
+      this.readers.push(0);
       this.messages.push({ ...t, sendTask, recvTask });
     }
     const r = plan.executor;
     const mapped = accesses.map(([h, m]) => [this.handleOn(r, h), m] as const);
     const g = this.graphs[r]!;
     const before = g.taskCount;
+    for (const [h, m] of accesses) {
+      const i = this.current[r]![h]!;
+      if (m & AccessMode.R && i >= 0) {
+        this.readers[i]!++;
+        this.readTask[r]!.push(before);
+        this.readMessage[r]!.push(i);
+      }
+    }
+    for (const [h, m] of accesses) {
+      if (!(m & AccessMode.W)) continue;
+      // A new version on this node: written here, kept here; cached copies elsewhere are stale.
+      this.kept[r]![h] = true;
+      for (const c of this.current) c[h] = -1;
+    }
     const k = this.submitted++;
     const options = this.priorities ? { ...task, priority: this.priorities[k]! } : task;
     g.submit(this.codelets[r]![codelet]!, mapped, options);
     this.flops[r]! += g.taskFlops.data[before]!;
+  }
+
+  /**
+   * What the simulation needs to drop received copies (call once every task is submitted):
+   * per message its readers and whether it is droppable (its datum is not kept on the
+   * receiver), per node the messages each task reads and the bytes of its kept and
+   * received-only data.
+   */
+  copyPlan(): CopyPlan {
+    const n = this.nodes;
+    const m = this.messages.length;
+    const droppable = new Uint8Array(m);
+    const local = new Int32Array(m);
+    this.messages.forEach((msg, i) => {
+      droppable[i] = this.kept[msg.to]![msg.handle] ? 0 : 1;
+      local[i] = this.local[msg.to]![msg.handle]!;
+    });
+    const keptBytes = new Float64Array(n);
+    const receivedOnlyBytes = new Float64Array(n);
+    for (let r = 0; r < n; r++) {
+      this.local[r]!.forEach((l, h) => {
+        if (l < 0) return;
+        const bytes = this.graphs[r]!.handleSize.data[l]!;
+        if (this.kept[r]![h]) keptBytes[r]! += bytes;
+        else receivedOnlyBytes[r]! += bytes;
+      });
+    }
+    const readStart = this.graphs.map((g, r) => {
+      const start = new Int32Array(g.taskCount + 1);
+      for (const t of this.readTask[r]!) start[t + 1]!++;
+      for (let t = 0; t < g.taskCount; t++) start[t + 1]! += start[t]!;
+      return start;
+    });
+    return {
+      droppable,
+      local,
+      readers: Int32Array.from(this.readers),
+      readStart,
+      readMessage: this.readMessage.map((a) => Int32Array.from(a)),
+      keptBytes,
+      receivedOnlyBytes,
+    };
   }
 
   /** The name of datum `h`. */

@@ -7,11 +7,14 @@
  * (MessageNetwork). A message starts once its SEND holds the datum valid in the sender's host
  * memory and its RECV holds it for writing in the receiver's (both posted, as a rendezvous
  * does), takes latency + its share of the NICs' bandwidth, then releases both; the tasks that
- * read the datum on the receiver then run. Deterministic: at one instant the network's events
- * come first, then the nodes' in node order.
+ * read the datum on the receiver then run. A received copy takes host memory on its receiver
+ * from its message's posting until its last reader there has ended, and is then dropped
+ * (copies.ts; with keepReceived, every copy stays for the whole run instead). Deterministic: at
+ * one instant the network's events come first, then the nodes' in node order.
  */
 
 import { type Distribution, parseDistribution, squarestGrid } from '../../cluster/distribution.ts';
+import type { Engine } from '../../core/engine.ts';
 import type { TaskGraph } from '../../core/graph.ts';
 import { PlatformModel } from '../../core/model.ts';
 import type { ClusterNetwork, Platform } from '../../core/platform.ts';
@@ -26,6 +29,7 @@ import { GraphSubmitter } from '../../workloads/graph-submitter.ts';
 import type { Submitter } from '../../workloads/submitter.ts';
 import { Simulator } from '../simulator.ts';
 import { ClusterGraphBuilder, type Message } from './builder.ts';
+import { CopyLifetimes } from './copies.ts';
 import { MessageNetwork } from './messages.ts';
 import { clusterTrace, type MessageSpan, type TraceJson } from './trace.ts';
 
@@ -69,6 +73,13 @@ export interface ClusterSimOptions {
   workload?: string;
   /** Record a Chrome trace of every node and of the messages. */
   trace?: boolean;
+  /**
+   * Keep every received copy in the receiver's host memory for the whole run (registered
+   * there from the start) instead of dropping it after its last reader (default false).
+   */
+  keepReceived?: boolean;
+  /** Called with each node's rank and engine once the run has ended (tests, tools). */
+  inspect?: (rank: number, engine: Engine) => void;
 }
 
 /** What one node did. */
@@ -90,6 +101,10 @@ export interface ClusterNodeReport {
   /** Bytes its host memory sent to its GPUs and received from them. */
   bytesToDevices: number;
   bytesFromDevices: number;
+  /** The most bytes its host memory held at once (the data it keeps and the live copies). */
+  hostPeakBytes: number;
+  /** Received copies it dropped after their last reader (0 with keepReceived). */
+  copiesDropped: number;
 }
 
 /** The report of a simulated cluster run. */
@@ -117,6 +132,8 @@ export interface ClusterSimReport {
   messageBytes: number;
   /** Messages the insertion planner inserted (equal to `messages` when the run completed). */
   plannedMessages: number;
+  /** Whether received copies stayed for the whole run (keepReceived) or were dropped. */
+  keepReceived: boolean;
   perNode: ClusterNodeReport[];
   /** Wall-clock seconds the simulation took. */
   wallS: number;
@@ -125,6 +142,12 @@ export interface ClusterSimReport {
 /** What simulateCluster returns: the report, each node's run report, and the trace if asked. */
 export interface ClusterSimResult {
   report: ClusterSimReport;
+  /** When each message's copy was dropped on its receiver (-1: never), by message id. */
+  droppedAt: Float64Array;
+  /** The messages of the run (builder order) and when each was posted and delivered. */
+  messages: readonly Message[];
+  postedAt: Float64Array;
+  deliveredAt: Float64Array;
   /** Each node's ordinary run report (its workers, links and transfers). */
   nodeReports: RunReport[];
   trace?: TraceJson;
@@ -185,6 +208,18 @@ export function simulateCluster(o: ClusterSimOptions): ClusterSimResult {
   const messages = builder.messages;
   const seed = o.seed ?? 1;
   const { cluster: _, ...machine } = o.platform;
+  const keep = o.keepReceived === true;
+  const plan = builder.copyPlan();
+  const hostCapacity = machine.nodes[machine.homeNode]!.capacity;
+  const copies = new CopyLifetimes(
+    plan,
+    Float64Array.from(messages, (m) => m.bytes),
+    Int32Array.from(messages, (m) => m.to),
+    cluster.nodes,
+    cluster.nodes.map(() => hostCapacity),
+    keep,
+  );
+  copies.checkStart();
   // Per message: when its SEND and RECV were acquired (-1: not yet), when it was posted and delivered.
   const sendReady = new Float64Array(messages.length).fill(-1);
   const recvReady = new Float64Array(messages.length).fill(-1);
@@ -199,11 +234,22 @@ export function simulateCluster(o: ClusterSimOptions): ClusterSimResult {
     else recvReady[i] = now;
     if (sendReady[i]! >= 0 && recvReady[i]! >= 0) {
       posted[i] = now;
+      copies.posted(i, now);
       net.post(i, m.bytes, m.from, m.to, now);
     }
   };
+  // Without keepReceived, the copies' host memory is this file's to account (copies.ts): each
+  // node's engine gets room for all of them, so its own check at registration counts none.
   const nodes: NodeSim[] = builder.graphs.map((graph, r) =>
-    node(o, machine, graph, seed, r, (task) => acquired(r, task)),
+    node(
+      o,
+      keep ? machine : withHostRoom(machine, plan.receivedOnlyBytes[r]!),
+      graph,
+      seed,
+      r,
+      copies,
+      (task) => acquired(r, task),
+    ),
   );
   messages.forEach((m, i) => {
     nodes[m.from]!.messageOf.set(m.sendTask, i);
@@ -258,12 +304,22 @@ export function simulateCluster(o: ClusterSimOptions): ClusterSimResult {
       `simulated cluster stalled: node ${cluster.nodes[stuck]} has ${e.submittedTasks - e.finishedTasks} of ${e.submittedTasks} tasks not ended and nothing is in flight`,
     );
   }
-  return finish(o, cluster, described, builder, nodes, { delivered, posted }, seed, t0);
+  if (o.inspect) for (let r = 0; r < n; r++) o.inspect(r, nodes[r]!.sim.engine);
+  return finish(o, cluster, described, builder, nodes, copies, { delivered, posted }, seed, t0);
+}
+
+/** `machine` with `bytes` more host memory (room for the copies that copies.ts accounts). */
+function withHostRoom(machine: Platform, bytes: number): Platform {
+  return {
+    ...machine,
+    nodes: machine.nodes.map((m, i) => (i === machine.homeNode ? { ...m, capacity: m.capacity + bytes } : m)),
+  };
 }
 
 /**
  * Builds node `r`'s simulator on the machine, with statistics, a trace if asked, and the driver
- * that tells `acquired` when a SEND or RECV of the node holds its datum.
+ * that tells `acquired` when a SEND or RECV of the node holds its datum and `copies` when its
+ * tasks start and end (dropping the copies whose last reader ended).
  */
 function node(
   o: ClusterSimOptions,
@@ -271,6 +327,7 @@ function node(
   graph: TaskGraph,
   seed: number,
   r: number,
+  copies: CopyLifetimes,
   acquired: (task: number) => void,
 ): NodeSim {
   const sim = new Simulator({
@@ -292,7 +349,10 @@ function node(
   sim.engine.observe(stats);
   const trace = o.trace ? new ChromeTrace(sim.engine) : undefined;
   if (trace) sim.engine.observe(trace);
-  const driver = new Driver(sim.engine, sim.backend, { hooks: { acquired } });
+  sim.engine.observe({ taskStarted: (task) => copies.started(r, task) });
+  const drop = (local: number): void => sim.engine.dropReplicas(local, sim.backend.now());
+  const ended = (task: number): void => copies.ended(r, task, sim.backend.now(), drop);
+  const driver = new Driver(sim.engine, sim.backend, { hooks: { acquired, ended } });
   return { sim, driver, stats, trace, messageOf: new Map() };
 }
 
@@ -303,6 +363,7 @@ function finish(
   distribution: string,
   builder: ClusterGraphBuilder,
   nodes: NodeSim[],
+  copies: CopyLifetimes,
   times: { delivered: Float64Array; posted: Float64Array },
   seed: number,
   t0: number,
@@ -321,6 +382,8 @@ function finish(
     gflops: makespanS > 0 ? builder.flops[r]! / makespanS / 1e9 : 0,
     bytesToDevices: s.stats.bytesToDevices,
     bytesFromDevices: s.stats.bytesFromDevices,
+    hostPeakBytes: copies.peak[r]!,
+    copiesDropped: copies.dropped[r]!,
   }));
   let delivered = 0;
   let bytes = 0;
@@ -369,6 +432,7 @@ function finish(
     messages: delivered,
     messageBytes: bytes,
     plannedMessages: builder.planner.counts.reduce((a, c) => a + c.messagesSent, 0),
+    keepReceived: copies.keep,
     perNode,
     wallS,
   };
@@ -386,5 +450,13 @@ function finish(
       spans,
     );
   }
-  return { report, nodeReports, ...(trace ? { trace } : {}) };
+  return {
+    report,
+    droppedAt: copies.droppedAt,
+    messages,
+    postedAt: times.posted,
+    deliveredAt: times.delivered,
+    nodeReports,
+    ...(trace ? { trace } : {}),
+  };
 }
