@@ -89,6 +89,7 @@ import { AccessMode } from '../core/types.ts';
 import { DartsScheduler } from './darts/darts.ts';
 import { ChainRunner } from './hfp/chain-runner.ts';
 import { findChains, planChains } from './hfp/chains.ts';
+import { CpuRule } from './hfp/cpu-rule.ts';
 import { PlanEviction } from './hfp/eviction.ts';
 import { planGreedy } from './hfp/greedy.ts';
 import type { SchedulerOptions } from './options.ts';
@@ -128,6 +129,10 @@ export class HfpScheduler implements Scheduler {
   private head: number[] = [];
   private tail: number[] = [];
   private left: number[] = [];
+  /** Per GPU k: the expected work (s) of its plan's tasks not taken yet. */
+  private leftWork: number[] = [];
+  /** The earliest-finish-time test for CPU workers (hfp/cpu-rule.ts). */
+  private rule!: CpuRule;
   private taken = new Uint8Array(0);
   /** Critical-path mode (graphs with dependencies and priorities): tasks by priority, descending. */
   private byPriority: Int32Array | undefined;
@@ -160,8 +165,6 @@ export class HfpScheduler implements Scheduler {
 
   init(ctx: SchedContext): void {
     this.ctx = ctx;
-    this.inner = new DartsScheduler(this.options, 'hfp');
-    this.inner.init(ctx);
     this.decided = false;
     this.buffered = [];
     const workers = ctx.platform.workers;
@@ -173,10 +176,15 @@ export class HfpScheduler implements Scheduler {
         this.gpus.push(i);
       }
     });
+    this.rule = new CpuRule(ctx, this.gpus);
+    // The embedded DARTS hands a CPU worker only the tasks the rule lets it take.
+    this.inner = new DartsScheduler(this.options, 'hfp');
+    this.inner.init(this.rule.wrap(ctx));
     this.plan = this.gpus.map(() => []);
     this.head = this.gpus.map(() => 0);
     this.tail = this.gpus.map(() => 0);
     this.left = this.gpus.map(() => 0);
+    this.leftWork = this.gpus.map(() => 0);
     this.taken = new Uint8Array(ctx.taskCapacity);
     this.byPriority = undefined;
     this.frontier = 0;
@@ -203,6 +211,14 @@ export class HfpScheduler implements Scheduler {
 
   pop(worker: number): number {
     if (!this.decided) this.decideNow(true);
+    if (!this.rule.applies(worker)) return this.popFor(worker);
+    this.rule.begin(worker);
+    const t = this.popFor(worker);
+    this.rule.end();
+    return t;
+  }
+
+  private popFor(worker: number): number {
     let t = this.popCritical(worker);
     if (t >= 0) return t;
     if (this.chainRunner !== undefined) {
@@ -257,7 +273,7 @@ export class HfpScheduler implements Scheduler {
     const c = this.critical;
     for (let i = c.length - 1; i >= 0; i--) {
       const t = c[i]!;
-      if (!this.ctx.canRun(t, worker)) continue;
+      if (!this.ctx.canRun(t, worker) || !this.rule.allows(t, worker)) continue;
       c.splice(i, 1);
       this.taken[t] = 1;
       return t;
@@ -300,11 +316,19 @@ export class HfpScheduler implements Scheduler {
     return -1;
   }
 
-  /** The last task of the longest plan that `worker` can run. */
+  /**
+   * The last task of the longest plan that `worker` can run; for a CPU worker, of the plan with
+   * the most work left, and only when the CPU would finish it before that plan's GPU would
+   * (after its pipeline and the rest of its plan: hfp/cpu-rule.ts).
+   */
   private steal(worker: number): number {
+    const cpu = this.rule.applies(worker);
     let victim = -1;
-    for (let j = 0; j < this.gpus.length; j++)
-      if (this.left[j]! > 0 && (victim < 0 || this.left[j]! > this.left[victim]!)) victim = j;
+    for (let j = 0; j < this.gpus.length; j++) {
+      if (this.left[j]! <= 0) continue;
+      const more = cpu ? this.leftWork[j]! > this.leftWork[victim]! : this.left[j]! > this.left[victim]!;
+      if (victim < 0 || more) victim = j;
+    }
     if (victim < 0) return -1;
     const list = this.plan[victim]!;
     for (let i = this.tail[victim]! - 1; i >= this.head[victim]!; i--) {
@@ -314,6 +338,10 @@ export class HfpScheduler implements Scheduler {
         continue;
       }
       if (!this.ctx.canRun(t, worker)) continue;
+      if (cpu) {
+        const gpuEnd = this.rule.gpuFinish(t, victim, this.leftWork[victim]! - this.duration(t, victim));
+        if (this.rule.cpuFinish(t, worker) >= gpuEnd) return -1;
+      }
       if (i === this.tail[victim]! - 1) this.tail[victim] = i;
       return this.take(victim, t);
     }
@@ -323,7 +351,13 @@ export class HfpScheduler implements Scheduler {
   private take(k: number, t: number): number {
     this.taken[t] = 1;
     this.left[k]!--;
+    this.leftWork[k]! -= this.duration(t, k);
     return t;
+  }
+
+  /** Expected duration of `t` on GPU k. */
+  private duration(t: number, k: number): number {
+    return this.ctx.taskDuration(t, this.gpus[k]!);
   }
 
   // ------------------------------------------------------------------ planning
@@ -667,6 +701,8 @@ export class HfpScheduler implements Scheduler {
       for (const t of plans[k]!) planned[t] = 1;
       this.tail[k] = this.plan[k]!.length;
       this.left[k] = this.plan[k]!.length;
+      this.leftWork[k] = 0;
+      for (const t of plans[k]!) this.leftWork[k]! += this.duration(t, k);
     }
     for (const t of rest) if (!planned[t]) leftover.push(t);
     return leftover;
