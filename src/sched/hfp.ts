@@ -52,8 +52,9 @@
  * package by fewest new bytes per task, ties to the chain that completes the most other chains
  * (which keeps the block square), up to the memory budget and the GPU's share of the work. At
  * run time (hfp/chain-runner.ts) a GPU takes the first ready task of its plan; a worker with
- * nothing ready steals a whole chain (the victim's last, not started if any) while that
- * shortens the longer queue. The eviction (hfp/eviction.ts) is Belady's rule over the plan,
+ * nothing ready steals a whole chain (the victim's last, not started if any): a GPU while that
+ * shortens the longer queue, a CPU by the earliest-finish-time rule below. The eviction
+ * (hfp/eviction.ts) is Belady's rule over the plan,
  * with one exception to the memory manager's clean-first rule while a chain plan runs: a
  * modified replica the plan never uses again (a finished C block) goes before a clean replica
  * the plan uses again, since its write-back is due anyway and the clean one would be loaded
@@ -64,9 +65,20 @@
  * scheduler's tasks, then steals the tail of the longest plan (the tasks the owner would reach
  * last; load balance, as HFP's ready-time stealing). Tasks whose inputs do not fit a GPU,
  * every task of other graphs with dependencies or submitted while the engine runs, runs
- * without memory pressure, and CPU workers, go to an embedded DARTS (seed 000 Algorithm 2, with
- * its share cap when GPUs are idle); a CPU worker takes DARTS's tasks first (their data are on
- * the host), then steals a plan's tail (a chain, under a chain plan). Eviction is Belady's rule
+ * without memory pressure, go to an embedded DARTS (seed 000 Algorithm 2, with its share cap
+ * when GPUs are idle).
+ *
+ * CPU workers beside the GPUs (hfp/cpu-rule.ts) take a task only when, by HEFT's
+ * earliest-finish-time rule, they would end it before any GPU would: their queued work plus
+ * the task's expected duration on them (the performance model) and its inputs' copies,
+ * against each GPU's. For DARTS's tasks and critical tasks a GPU's queue is its pipeline (the
+ * embedded DARTS sees a context whose canRun applies the rule to CPU workers); for the last
+ * task of a plan, or a chain plan's last chain, it is the pipeline plus the whole remaining
+ * plan. So CPUs far slower than the GPUs (seed 000's V100 node: 50 GFlop/s a core, 12.6 TFlop/s
+ * a GPU) take a few tasks or chains from the plans' ends, leaving the packages' locality
+ * alone, and the codelets they run faster (Cholesky's POTRF, 14.1 GFlop/s on a V100) on the
+ * critical path. The GPUs' model times leave the bus's contention out: the rule errs towards
+ * leaving work to the GPUs, never slowing the run by the model's account. Eviction is Belady's rule
  * over the known future (pipeline, then the plan, then DARTS's planned tasks): with the order
  * fixed ahead it is the eviction consistent with the plan.
  *
@@ -82,7 +94,8 @@
  * tied candidates: about 0.1 to 0.7 s for 3-D GEMM at N = 17 to 24 (289 to 576 chains). A
  * chain-plan pop is O(1) amortised (O(256) when its head is not ready), a chain steal
  * O(chain length); each victim under a chain plan rescans up to 2,000 planned tasks, as
- * Belady's rule does. No allocation on a pop. Memory O(T + H).
+ * Belady's rule does. A CPU worker's pop adds O(pipelines) once and O(accesses x GPUs) per
+ * task it considers (DARTS's pool scan included). No allocation on a pop. Memory O(T + H).
  */
 import type { EvictionPolicy, SchedContext, Scheduler } from '../core/policy.ts';
 import { AccessMode } from '../core/types.ts';
