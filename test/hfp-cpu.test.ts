@@ -56,8 +56,9 @@ describe('hfp with CPUs: chain plans', () => {
   });
 
   test('a CPU that ends one chain before the GPUs would takes exactly that chain, and the run ends earlier', () => {
-    // CPU at 2e10 flop/s: a chain takes 105 us, under the 168 us of its GPU's plan; a second one
-    // would end at 210 us, after the GPU's 147 us left: one chain, the last of GPU 0's plan.
+    // CPU at 2e10 flop/s: a chain takes 105 us, under the GPUs' 168 us of plan each; a second
+    // one would end at 210 us, after the GPUs' (147 + 168) / 2 us left: one chain, the last of
+    // GPU 0's plan.
     const r = run(graph, machine(1, 2e10));
     assert.deepEqual(Object.fromEntries(r.cpuTasks), {
       cpu0: ['GEMM(3,1,0)', 'GEMM(3,1,1)', 'GEMM(3,1,2)', 'GEMM(3,1,3)'],
@@ -66,6 +67,7 @@ describe('hfp with CPUs: chain plans', () => {
   });
 
   test('two such CPUs take one chain each, from the end of both plans', () => {
+    // The second CPU's chain ends at 105 us, before the GPUs' (147 + 168) / 2 us.
     const r = run(graph, machine(2, 2e10));
     assert.deepEqual(Object.fromEntries(r.cpuTasks), {
       cpu0: ['GEMM(3,1,0)', 'GEMM(3,1,1)', 'GEMM(3,1,2)', 'GEMM(3,1,3)'],
@@ -83,13 +85,14 @@ describe('hfp with CPUs: chain plans', () => {
   });
 
   test('run time: a CPU steals the last chain when it ends it first, and not a second one', () => {
-    // 2 x 2 GEMM, every chain (2 tasks) on GPU 0; GPU task 1 s, CPU task 3 s (worker 2).
+    // 2 x 2 GEMM, every chain (2 tasks) on GPU 0, none on GPU 1; GPU task 1 s, CPU task 1.5 s
+    // or 2 s (worker 2). The GPUs reach GPU 0's last chain at 8 / 2 = 4 s (GPU 1 would steal).
     const g2 = generateWorkload('gemm', { tiles: 2, tileSize: 8 }).graph;
     const chains = findChains(g2)!;
     const platform = testPlatform({ gpus: 2, cpus: 1, gpuCapacity: 1e9 });
     for (const [cpuTime, expected] of [
-      [3, 6],
-      [4, -1],
+      [1.5, 6],
+      [2, -1],
     ] as const) {
       const ctx = {
         graph: g2,
@@ -111,12 +114,12 @@ describe('hfp with CPUs: chain plans', () => {
         new Uint8Array(8),
       );
       for (const t of [0, 2, 4, 6]) runner.push(t);
-      // CPU time 3: chain 3 ends at 6 on the CPU, at 8 on GPU 0 (its whole plan): stolen. Time
-      // 4: 8 is not earlier than 8, nothing.
+      // CPU time 1.5: chain 3 ends at 3 on the CPU, before 4: stolen. Time 2: 4 is not
+      // earlier than 4, nothing.
       assert.equal(runner.pop(2), expected);
       if (expected < 0) continue;
       assert.deepEqual([...runner.planned(0)], [0, 2, 4, 1, 3, 5]);
-      // A second chain would end at 3 + 6 = 9, after GPU 0's 6 left.
+      // A second chain would end at 1.5 + 3 = 4.5, after the GPUs' 6 / 2 = 3 left.
       runner.push(7);
       assert.equal(runner.pop(2), 7);
       assert.equal(runner.pop(2), -1);

@@ -331,8 +331,8 @@ export class HfpScheduler implements Scheduler {
 
   /**
    * The last task of the longest plan that `worker` can run; for a CPU worker, of the plan with
-   * the most work left, and only when the CPU would finish it before that plan's GPU would
-   * (after its pipeline and the rest of its plan: hfp/cpu-rule.ts).
+   * the most work left, and only when the CPU would finish it before the GPUs would reach it
+   * (after their pipelines and all their plans, balanced: hfp/cpu-rule.ts).
    */
   private steal(worker: number): number {
     const cpu = this.rule.applies(worker);
@@ -351,10 +351,9 @@ export class HfpScheduler implements Scheduler {
         continue;
       }
       if (!this.ctx.canRun(t, worker)) continue;
-      if (cpu) {
-        const gpuEnd = this.rule.gpuFinish(t, victim, this.leftWork[victim]! - this.duration(t, victim));
-        if (this.rule.cpuFinish(t, worker) >= gpuEnd) return -1;
-      }
+      // The GPUs reach a plan's last task when they have done all their plans (they steal each
+      // other's tails): at the end of their balanced remaining work.
+      if (cpu && this.rule.cpuFinish(t, worker) >= this.rule.gpusFinish(this.leftWork)) return -1;
       if (i === this.tail[victim]! - 1) this.tail[victim] = i;
       return this.take(victim, t);
     }

@@ -9,8 +9,9 @@
  * stealer's remaining work plus the chain's (on the stealer) stays under the victim's minus
  * the chain's (on the victim). A CPU worker steals by HEFT's earliest-finish-time rule instead
  * (hfp/cpu-rule.ts): the victim's last chain when the CPU would end it (its own stolen work, the
- * chain's on the CPU and the accumulator's copy to the host) before the victim would (its
- * whole remaining plan, since the chain is among its last); far slower CPUs take few chains,
+ * chain's on the CPU and the accumulator's copy to the host) before the GPUs would reach it
+ * (the GPUs' remaining work, balanced over them since they steal from each other, as the
+ * chain is among the last); far slower CPUs take few chains,
  * from the end of the plan, so the GPUs' packages keep their locality. A worker runs its
  * stolen chains step-major too (the lowest step first).
  *
@@ -196,7 +197,9 @@ export class ChainRunner {
         if (this.isCpu[worker] === 1) {
           const node = this.ctx.platform.workers[worker]!.node;
           const end = this.leftWork[worker]! + mine + this.ctx.transferTime(this.chains.acc[c]!, node);
-          if (end >= this.leftWork[vw]!) return -1;
+          let gpus = 0;
+          for (const g of this.gpus) gpus += this.leftWork[g]!;
+          if (end >= gpus / this.gpus.length) return -1;
         } else if (this.leftWork[worker]! + mine >= this.leftWork[vw]! - theirs) return -1;
         this.owner[c] = worker;
         this.leftWork[vw]! -= theirs;

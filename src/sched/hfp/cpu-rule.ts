@@ -10,9 +10,10 @@
  * given (DARTS's pool, hfp's critical tasks) the pipeline is all they are committed to, so a
  * CPU far slower than the GPUs (seed 000's V100 node: 50 GFlop/s against 12.6 TFlop/s) takes
  * only the codelets it runs faster (Cholesky's POTRF: 14.1 GFlop/s on the V100). For a task
- * at the end of a GPU's plan the GPU reaches it only after its whole plan: hfp adds the plan's
- * expected work there (planFinish), which is how a CPU may take a plan's tail (a strip
- * package's last task, a chain plan's last chain) and only while that ends earlier.
+ * at the end of a GPU's plan the GPUs reach it only after their plans, which they balance by
+ * stealing each other's tails: finish_gpu is then their pipelines' and plans' expected work
+ * divided by the GPU count (gpusFinish), which is how a CPU may take a plan's tail (a strip
+ * package's last task, a chain plan's last chain), only while it ends that earlier.
  *
  * Both sides use the model's compute times: a GPU slowed by the shared host bus finishes later
  * than the model says, so the rule errs on the side of leaving work to the GPUs, never slowing
@@ -64,13 +65,21 @@ export class CpuRule {
     return this.cpuQueue + this.ctx.taskDuration(task, worker) + this.inputTime(task, worker);
   }
 
-  /**
-   * Expected finish time of `task` on GPU k from now (seconds), after `ahead` seconds of work
-   * the GPU does first besides its pipeline (its plan before the task); between begin() and end().
-   */
-  gpuFinish(task: number, k: number, ahead = 0): number {
+  /** Expected finish time of `task` on GPU k from now (seconds), between begin() and end(). */
+  gpuFinish(task: number, k: number): number {
     const g = this.gpus[k]!;
-    return this.gpuQueue[k]! + ahead + this.ctx.taskDuration(task, g) + this.inputTime(task, g);
+    return this.gpuQueue[k]! + this.ctx.taskDuration(task, g) + this.inputTime(task, g);
+  }
+
+  /**
+   * When the GPUs reach the last task of their plans, from now (seconds), `planWork[k]` being
+   * GPU k's plan's expected work: their pipelines and plans balanced over them, since a GPU done
+   * with its plan steals the others' tails; between begin() and end().
+   */
+  gpusFinish(planWork: ArrayLike<number>): number {
+    let s = 0;
+    for (let k = 0; k < this.gpus.length; k++) s += this.gpuQueue[k]! + planWork[k]!;
+    return s / this.gpus.length;
   }
 
   /**
