@@ -52,8 +52,9 @@
  * package by fewest new bytes per task, ties to the chain that completes the most other chains
  * (which keeps the block square), up to the memory budget and the GPU's share of the work. At
  * run time (hfp/chain-runner.ts) a GPU takes the first ready task of its plan; a worker with
- * nothing ready steals a whole chain (the victim's last, not started if any) while that
- * shortens the longer queue. The eviction (hfp/eviction.ts) is Belady's rule over the plan,
+ * nothing ready steals a whole chain (the victim's last, not started if any): a GPU while that
+ * shortens the longer queue, a CPU by the earliest-finish-time rule below. The eviction
+ * (hfp/eviction.ts) is Belady's rule over the plan,
  * with one exception to the memory manager's clean-first rule while a chain plan runs: a
  * modified replica the plan never uses again (a finished C block) goes before a clean replica
  * the plan uses again, since its write-back is due anyway and the clean one would be loaded
@@ -64,9 +65,20 @@
  * scheduler's tasks, then steals the tail of the longest plan (the tasks the owner would reach
  * last; load balance, as HFP's ready-time stealing). Tasks whose inputs do not fit a GPU,
  * every task of other graphs with dependencies or submitted while the engine runs, runs
- * without memory pressure, and CPU workers, go to an embedded DARTS (seed 000 Algorithm 2, with
- * its share cap when GPUs are idle); a CPU worker takes DARTS's tasks first (their data are on
- * the host), then steals a plan's tail (a chain, under a chain plan). Eviction is Belady's rule
+ * without memory pressure, go to an embedded DARTS (seed 000 Algorithm 2, with its share cap
+ * when GPUs are idle).
+ *
+ * CPU workers beside the GPUs (hfp/cpu-rule.ts) take a task only when, by HEFT's
+ * earliest-finish-time rule, they would end it before any GPU would: their queued work plus
+ * the task's expected duration on them (the performance model) and its inputs' copies,
+ * against each GPU's. For DARTS's tasks and critical tasks a GPU's queue is its pipeline (the
+ * embedded DARTS sees a context whose canRun applies the rule to CPU workers); for the last
+ * task of a plan, or a chain plan's last chain, it is the pipeline plus the whole remaining
+ * plan. So CPUs far slower than the GPUs (seed 000's V100 node: 50 GFlop/s a core, 12.6 TFlop/s
+ * a GPU) take a few tasks or chains from the plans' ends, leaving the packages' locality
+ * alone, and the codelets they run faster (Cholesky's POTRF, 14.1 GFlop/s on a V100) on the
+ * critical path. The GPUs' model times leave the bus's contention out: the rule errs towards
+ * leaving work to the GPUs, never slowing the run by the model's account. Eviction is Belady's rule
  * over the known future (pipeline, then the plan, then DARTS's planned tasks): with the order
  * fixed ahead it is the eviction consistent with the plan.
  *
@@ -82,13 +94,15 @@
  * tied candidates: about 0.1 to 0.7 s for 3-D GEMM at N = 17 to 24 (289 to 576 chains). A
  * chain-plan pop is O(1) amortised (O(256) when its head is not ready), a chain steal
  * O(chain length); each victim under a chain plan rescans up to 2,000 planned tasks, as
- * Belady's rule does. No allocation on a pop. Memory O(T + H).
+ * Belady's rule does. A CPU worker's pop adds O(pipelines) once and O(accesses x GPUs) per
+ * task it considers (DARTS's pool scan included). No allocation on a pop. Memory O(T + H).
  */
 import type { EvictionPolicy, SchedContext, Scheduler } from '../core/policy.ts';
 import { AccessMode } from '../core/types.ts';
 import { DartsScheduler } from './darts/darts.ts';
 import { ChainRunner } from './hfp/chain-runner.ts';
 import { findChains, planChains } from './hfp/chains.ts';
+import { CpuRule } from './hfp/cpu-rule.ts';
 import { PlanEviction } from './hfp/eviction.ts';
 import { planGreedy } from './hfp/greedy.ts';
 import type { SchedulerOptions } from './options.ts';
@@ -128,6 +142,10 @@ export class HfpScheduler implements Scheduler {
   private head: number[] = [];
   private tail: number[] = [];
   private left: number[] = [];
+  /** Per GPU k: the expected work (s) of its plan's tasks not taken yet. */
+  private leftWork: number[] = [];
+  /** The earliest-finish-time test for CPU workers (hfp/cpu-rule.ts). */
+  private rule!: CpuRule;
   private taken = new Uint8Array(0);
   /** Critical-path mode (graphs with dependencies and priorities): tasks by priority, descending. */
   private byPriority: Int32Array | undefined;
@@ -160,8 +178,6 @@ export class HfpScheduler implements Scheduler {
 
   init(ctx: SchedContext): void {
     this.ctx = ctx;
-    this.inner = new DartsScheduler(this.options, 'hfp');
-    this.inner.init(ctx);
     this.decided = false;
     this.buffered = [];
     const workers = ctx.platform.workers;
@@ -173,10 +189,15 @@ export class HfpScheduler implements Scheduler {
         this.gpus.push(i);
       }
     });
+    this.rule = new CpuRule(ctx, this.gpus);
+    // The embedded DARTS hands a CPU worker only the tasks the rule lets it take.
+    this.inner = new DartsScheduler(this.options, 'hfp');
+    this.inner.init(this.rule.wrap(ctx));
     this.plan = this.gpus.map(() => []);
     this.head = this.gpus.map(() => 0);
     this.tail = this.gpus.map(() => 0);
     this.left = this.gpus.map(() => 0);
+    this.leftWork = this.gpus.map(() => 0);
     this.taken = new Uint8Array(ctx.taskCapacity);
     this.byPriority = undefined;
     this.frontier = 0;
@@ -203,6 +224,14 @@ export class HfpScheduler implements Scheduler {
 
   pop(worker: number): number {
     if (!this.decided) this.decideNow(true);
+    if (!this.rule.applies(worker)) return this.popFor(worker);
+    this.rule.begin(worker);
+    const t = this.popFor(worker);
+    this.rule.end();
+    return t;
+  }
+
+  private popFor(worker: number): number {
     let t = this.popCritical(worker);
     if (t >= 0) return t;
     if (this.chainRunner !== undefined) {
@@ -257,7 +286,7 @@ export class HfpScheduler implements Scheduler {
     const c = this.critical;
     for (let i = c.length - 1; i >= 0; i--) {
       const t = c[i]!;
-      if (!this.ctx.canRun(t, worker)) continue;
+      if (!this.ctx.canRun(t, worker) || !this.rule.allows(t, worker)) continue;
       c.splice(i, 1);
       this.taken[t] = 1;
       return t;
@@ -300,11 +329,19 @@ export class HfpScheduler implements Scheduler {
     return -1;
   }
 
-  /** The last task of the longest plan that `worker` can run. */
+  /**
+   * The last task of the longest plan that `worker` can run; for a CPU worker, of the plan with
+   * the most work left, and only when the CPU would finish it before the GPUs would reach it
+   * (after their pipelines and all their plans, balanced: hfp/cpu-rule.ts).
+   */
   private steal(worker: number): number {
+    const cpu = this.rule.applies(worker);
     let victim = -1;
-    for (let j = 0; j < this.gpus.length; j++)
-      if (this.left[j]! > 0 && (victim < 0 || this.left[j]! > this.left[victim]!)) victim = j;
+    for (let j = 0; j < this.gpus.length; j++) {
+      if (this.left[j]! <= 0) continue;
+      const more = cpu ? this.leftWork[j]! > this.leftWork[victim]! : this.left[j]! > this.left[victim]!;
+      if (victim < 0 || more) victim = j;
+    }
     if (victim < 0) return -1;
     const list = this.plan[victim]!;
     for (let i = this.tail[victim]! - 1; i >= this.head[victim]!; i--) {
@@ -314,6 +351,9 @@ export class HfpScheduler implements Scheduler {
         continue;
       }
       if (!this.ctx.canRun(t, worker)) continue;
+      // The GPUs reach a plan's last task when they have done all their plans (they steal each
+      // other's tails): at the end of their balanced remaining work.
+      if (cpu && this.rule.cpuFinish(t, worker) >= this.rule.gpusFinish(this.leftWork)) return -1;
       if (i === this.tail[victim]! - 1) this.tail[victim] = i;
       return this.take(victim, t);
     }
@@ -323,7 +363,13 @@ export class HfpScheduler implements Scheduler {
   private take(k: number, t: number): number {
     this.taken[t] = 1;
     this.left[k]!--;
+    this.leftWork[k]! -= this.duration(t, k);
     return t;
+  }
+
+  /** Expected duration of `t` on GPU k. */
+  private duration(t: number, k: number): number {
+    return this.ctx.taskDuration(t, this.gpus[k]!);
   }
 
   // ------------------------------------------------------------------ planning
@@ -667,6 +713,8 @@ export class HfpScheduler implements Scheduler {
       for (const t of plans[k]!) planned[t] = 1;
       this.tail[k] = this.plan[k]!.length;
       this.left[k] = this.plan[k]!.length;
+      this.leftWork[k] = 0;
+      for (const t of plans[k]!) this.leftWork[k]! += this.duration(t, k);
     }
     for (const t of rest) if (!planned[t]) leftover.push(t);
     return leftover;

@@ -7,8 +7,13 @@
  * any, moves with its accumulator and all its remaining tasks, so no accumulator ever goes
  * back and forth. A steal happens only while it shortens the longer of the two queues: the
  * stealer's remaining work plus the chain's (on the stealer) stays under the victim's minus
- * the chain's (on the victim). CPU workers steal the same way (their speed enters through the
- * expected durations). A worker runs its stolen chains step-major too (the lowest step first).
+ * the chain's (on the victim). A CPU worker steals by HEFT's earliest-finish-time rule instead
+ * (hfp/cpu-rule.ts): the victim's last chain when the CPU would end it (its own stolen work, the
+ * chain's on the CPU and the accumulator's copy to the host) before the GPUs would reach it
+ * (the GPUs' remaining work, balanced over them since they steal from each other, as the
+ * chain is among the last); far slower CPUs take few chains,
+ * from the end of the plan, so the GPUs' packages keep their locality. A worker runs its
+ * stolen chains step-major too (the lowest step first).
  *
  * Costs: a pop is O(1) amortised over the plan (tasks taken or stolen are skipped once), plus
  * O(window) when the head is not ready and O(stolen chains) for stolen work; a steal walks the
@@ -41,6 +46,7 @@ export class ChainRunner {
   private readonly leftWork: Float64Array;
   private readonly ready: Uint8Array;
   private readonly taken: Uint8Array;
+  private readonly isCpu: Uint8Array;
 
   /**
    * Takes over the chain tasks of `plan`; `gpus[k]` is GPU k's worker id; `taken` is hfp's
@@ -73,6 +79,7 @@ export class ChainRunner {
     this.stolenCount = new Int32Array(W);
     this.ready = new Uint8Array(chains.chainOf.length);
     this.taken = taken;
+    this.isCpu = Uint8Array.from(ctx.platform.workers, (w) => (w.kind === 'cpu' ? 1 : 0));
   }
 
   /** True when `task` is one of the plan's (its pushes come here). */
@@ -187,7 +194,13 @@ export class ChainRunner {
           mine += this.ctx.taskDuration(tasks[i]!, worker);
           theirs += this.ctx.taskDuration(tasks[i]!, vw);
         }
-        if (this.leftWork[worker]! + mine >= this.leftWork[vw]! - theirs) return -1;
+        if (this.isCpu[worker] === 1) {
+          const node = this.ctx.platform.workers[worker]!.node;
+          const end = this.leftWork[worker]! + mine + this.ctx.transferTime(this.chains.acc[c]!, node);
+          let gpus = 0;
+          for (const g of this.gpus) gpus += this.leftWork[g]!;
+          if (end >= gpus / this.gpus.length) return -1;
+        } else if (this.leftWork[worker]! + mine >= this.leftWork[vw]! - theirs) return -1;
         this.owner[c] = worker;
         this.leftWork[vw]! -= theirs;
         this.leftWork[worker]! += mine;
