@@ -223,37 +223,55 @@ static void freeSlot(napi_env env, int id) {
   inflight--;
 }
 
-// isend(buffer, dest, tag, comm) / irecv(buffer, source, tag, comm) -> request id
-static napi_value Post(napi_env env, napi_callback_info info, int kind) {
-  size_t argc = 4;
-  napi_value argv[4];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (!ready(env)) return NULL;
-  if (argc < 4) {
-    napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: expected (buffer, peer, tag, comm)");
-    return NULL;
-  }
+// Reads a call's `want` arguments into argv (`usage` names them when fewer are given) and the
+// message arguments shared by Post and Blocking, (buffer, peer, tag, comm), from argv[0..3].
+// Returns 0 with a JS exception pending (or MPI not ready) when one is missing or invalid.
+typedef struct {
   void* data;
   size_t len;
-  if (!bytesOf(env, argv[0], &data, &len)) {
+  int peer;
+  int tag;
+  MPI_Comm comm;
+} MessageArgs;
+
+static int messageArgs(napi_env env, napi_callback_info info, size_t want, const char* usage,
+                       napi_value* argv, MessageArgs* m) {
+  size_t argc = want;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) {
+    napi_throw_error(env, "LOCUS_MPI", "locus-mpi: cannot read the arguments");
+    return 0;
+  }
+  if (!ready(env)) return 0;
+  if (argc < want) {
+    napi_throw_type_error(env, "LOCUS_MPI", usage);
+    return 0;
+  }
+  if (!bytesOf(env, argv[0], &m->data, &m->len)) {
     napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: the buffer must be a typed array, DataView or ArrayBuffer");
-    return NULL;
+    return 0;
   }
-  if (len > 0x7fffffff) {
+  if (m->len > 0x7fffffff) {
     napi_throw_range_error(env, "LOCUS_MPI", "locus-mpi: buffers of 2 GiB or more are not supported");
-    return NULL;
+    return 0;
   }
-  int peer, tag, ok;
-  if (!getInt(env, argv[1], &peer) || !getInt(env, argv[2], &tag)) {
+  if (!getInt(env, argv[1], &m->peer) || !getInt(env, argv[2], &m->tag)) {
     napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: peer and tag must be integers");
-    return NULL;
+    return 0;
   }
-  MPI_Comm c = commOf(env, argv[3], &ok);
-  if (!ok) return NULL;
+  int ok;
+  m->comm = commOf(env, argv[3], &ok);
+  return ok;
+}
+
+// isend(buffer, dest, tag, comm) / irecv(buffer, source, tag, comm) -> request id
+static napi_value Post(napi_env env, napi_callback_info info, int kind) {
+  napi_value argv[4];
+  MessageArgs m;
+  if (!messageArgs(env, info, 4, "locus-mpi: expected (buffer, peer, tag, comm)", argv, &m)) return NULL;
   int id = newSlot();
   Slot* s = &slots[id];
-  int rc = kind == 1 ? MPI_Isend(data, (int)len, MPI_BYTE, peer, tag, c, &s->req)
-                     : MPI_Irecv(data, (int)len, MPI_BYTE, peer, tag, c, &s->req);
+  int rc = kind == 1 ? MPI_Isend(m.data, (int)m.len, MPI_BYTE, m.peer, m.tag, m.comm, &s->req)
+                     : MPI_Irecv(m.data, (int)m.len, MPI_BYTE, m.peer, m.tag, m.comm, &s->req);
   if (rc != MPI_SUCCESS) {
     freeIds[nfree++] = id;
     return throwMpi(env, kind == 1 ? "MPI_Isend" : "MPI_Irecv", rc);
@@ -373,31 +391,9 @@ static napi_value Testsome(napi_env env, napi_callback_info info) {
 // flight as a request, its buffer kept alive, and the caller aborts the job). One call, no
 // request slot: the blocking calls of the API. Blocks the calling thread; timeoutS <= 0: no limit.
 static napi_value Blocking(napi_env env, napi_callback_info info, int kind) {
-  size_t argc = 6;
   napi_value argv[6];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (!ready(env)) return NULL;
-  if (argc < 6) {
-    napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: expected (buffer, peer, tag, comm, timeoutS, out)");
-    return NULL;
-  }
-  void* data;
-  size_t len;
-  if (!bytesOf(env, argv[0], &data, &len)) {
-    napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: the buffer must be a typed array, DataView or ArrayBuffer");
-    return NULL;
-  }
-  if (len > 0x7fffffff) {
-    napi_throw_range_error(env, "LOCUS_MPI", "locus-mpi: buffers of 2 GiB or more are not supported");
-    return NULL;
-  }
-  int peer, tag, ok;
-  if (!getInt(env, argv[1], &peer) || !getInt(env, argv[2], &tag)) {
-    napi_throw_type_error(env, "LOCUS_MPI", "locus-mpi: peer and tag must be integers");
-    return NULL;
-  }
-  MPI_Comm c = commOf(env, argv[3], &ok);
-  if (!ok) return NULL;
+  MessageArgs m;
+  if (!messageArgs(env, info, 6, "locus-mpi: expected (buffer, peer, tag, comm, timeoutS, out)", argv, &m)) return NULL;
   double timeoutS = 0;
   napi_get_value_double(env, argv[4], &timeoutS);
   napi_typedarray_type t;
@@ -409,8 +405,8 @@ static napi_value Blocking(napi_env env, napi_callback_info info, int kind) {
     return NULL;
   }
   MPI_Request req;
-  int rc = kind == 1 ? MPI_Isend(data, (int)len, MPI_BYTE, peer, tag, c, &req)
-                     : MPI_Irecv(data, (int)len, MPI_BYTE, peer, tag, c, &req);
+  int rc = kind == 1 ? MPI_Isend(m.data, (int)m.len, MPI_BYTE, m.peer, m.tag, m.comm, &req)
+                     : MPI_Irecv(m.data, (int)m.len, MPI_BYTE, m.peer, m.tag, m.comm, &req);
   if (rc != MPI_SUCCESS) return throwMpi(env, kind == 1 ? "MPI_Isend" : "MPI_Irecv", rc);
   MPI_Status st;
   if (timeoutS > 0) {
@@ -437,8 +433,8 @@ static napi_value Blocking(napi_env env, napi_callback_info info, int kind) {
   int count = 0;
   if (kind == 2 && rc == MPI_SUCCESS) MPI_Get_count(&st, MPI_BYTE, &count);
   o[0] = -1;
-  o[1] = kind == 2 ? st.MPI_SOURCE : peer;
-  o[2] = kind == 2 ? st.MPI_TAG : tag;
+  o[1] = kind == 2 ? st.MPI_SOURCE : m.peer;
+  o[2] = kind == 2 ? st.MPI_TAG : m.tag;
   o[3] = count;
   o[4] = rc == MPI_SUCCESS ? 0 : rc;
   return mkInt(env, 1);
