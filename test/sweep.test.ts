@@ -383,18 +383,20 @@ function locus(...args: string[]) {
 }
 
 describe('locus sweep', () => {
-  test('an output folder that cannot be made is one line and exit 2, not a hang (/proc/x)', () => {
-    const r = spawnSync(
-      process.execPath,
-      ['bin/locus.mjs', 'sweep', '--figure', 'fig2', '--out', '/proc/x'],
-      {
-        encoding: 'utf8',
-        timeout: 60_000,
-      },
-    );
-    assert.equal(r.status, 2, r.stderr);
-    assert.match(r.stderr, /^locus: cannot create the output folder \/proc\/x: .*; pick another --out\n$/);
-  });
+  for (const figure of ['fig2', 'seed003', 'seed001-cluster']) {
+    test(`--figure ${figure}: an output folder that cannot be made is one line and exit 2, not a hang (/proc/x)`, () => {
+      const r = spawnSync(
+        process.execPath,
+        ['bin/locus.mjs', 'sweep', '--figure', figure, '--out', '/proc/x'],
+        {
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, /^locus: cannot create the output folder \/proc\/x: .*; pick another --out\n$/);
+    });
+  }
 
   test('writes the CSVs and the plots and prints the summary', () => {
     const dir = mkdtempSync(join(tmpdir(), 'locus-sweep-'));

@@ -4,8 +4,7 @@
  * the throughput and transfer plots (SVG and PNG), and print the summary. An interrupted sweep
  * (Ctrl-C, a failing run) keeps its finished runs in runs.csv; `--resume` skips them.
  */
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { LocusError } from '../core/types.ts';
@@ -28,6 +27,7 @@ import { SCHEDULERS } from '../sched/index.ts';
 import { WORKLOADS } from '../workloads/index.ts';
 import { table } from './format.ts';
 import { naturalInt, positiveInt, seedValue, size } from './options.ts';
+import { makeOutputFolder, writeOutputFile } from './output-files.ts';
 import { addSimulationOptions, type SimulationFlags, schedulerOptionsFrom } from './sim-options.ts';
 import { seed001ClusterCommand } from './sweep-seed001-cluster.ts';
 import { seed003Command } from './sweep-seed003.ts';
@@ -240,15 +240,6 @@ export function formatSummary(result: SweepResult): string {
   ].join('\n');
 }
 
-/** Writes a file; a LocusError names it when that fails. */
-function write(file: string, data: string | Buffer): void {
-  try {
-    writeFileSync(file, data);
-  } catch (e) {
-    throw new LocusError('LOCUS_FILE_WRITE_FAILED', `cannot write ${file}: ${(e as Error).message}`);
-  }
-}
-
 /** A shell word: quoted when it holds anything but safe characters. */
 function shellWord(w: string): string {
   return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`;
@@ -261,30 +252,6 @@ export function resumeCommand(argv: readonly string[] = process.argv): string {
   return ['locus sweep', ...args.map(shellWord), ...(args.includes('--resume') ? [] : ['--resume'])].join(
     ' ',
   );
-}
-
-/**
- * Creates `out` and its missing parents one level at a time. Not mkdirSync's recursive mode:
- * on Node 20 it never returns for a path under /proc (`locus sweep --out /proc/x` hung).
- */
-function makeOutputFolder(out: string): void {
-  const missing: string[] = [];
-  let dir = resolve(out);
-  while (!existsSync(dir)) {
-    missing.push(dir);
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  try {
-    if (!statSync(dir).isDirectory()) throw new Error(`${dir} is not a folder`);
-    for (let i = missing.length - 1; i >= 0; i--) mkdirSync(missing[i]!);
-  } catch (e) {
-    throw new LocusError(
-      'LOCUS_FILE_WRITE_FAILED',
-      `cannot create the output folder ${out}: ${(e as Error).message}; pick another --out`,
-    );
-  }
 }
 
 /**
@@ -380,8 +347,8 @@ export async function sweepCommand(o: SweepOptions): Promise<void> {
   }
   const plots = await plotSweep(result, { title, kernel: fig?.kernel, lines: fig?.lines(result.platform) });
   for (const [name, p] of Object.entries(plots)) {
-    write(join(out, `${name}.svg`), p.svg);
-    write(join(out, `${name}.png`), p.png);
+    writeOutputFile(join(out, `${name}.svg`), p.svg);
+    writeOutputFile(join(out, `${name}.png`), p.png);
     written.push(`${name}.svg`, `${name}.png`);
   }
   report();

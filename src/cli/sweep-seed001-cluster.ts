@@ -3,7 +3,7 @@
  * (src/report/seed001-cluster.ts) on the simulated `ac-cluster` preset (or `--platform`, a
  * cluster of at least 4 nodes), written under `--out` (default results/seed001-cluster).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { LocusError } from '../core/types.ts';
 import { resolvePlatform } from '../platform/presets.ts';
@@ -18,6 +18,7 @@ import {
 } from '../report/seed001-cluster.ts';
 import { clusterOf } from '../sim/cluster/simulate.ts';
 import { table } from './format.ts';
+import { makeOutputFolder, writeOutputFile } from './output-files.ts';
 
 /** The sweep options this figure uses. */
 export interface Seed001ClusterCliOptions {
@@ -32,14 +33,6 @@ export interface Seed001ClusterCliOptions {
   readonly workload?: string;
   readonly sizes?: number[];
   readonly sched?: string;
-}
-
-function write(file: string, data: string | Buffer): void {
-  try {
-    writeFileSync(file, data);
-  } catch (e) {
-    throw new LocusError('LOCUS_FILE_WRITE_FAILED', `cannot write ${file}: ${(e as Error).message}`);
-  }
 }
 
 /** Runs the figure's points, then the CSVs, the plots and the summary. */
@@ -68,14 +61,7 @@ export async function seed001ClusterCommand(o: Seed001ClusterCliOptions): Promis
     );
   }
   const out = o.out ?? join('results', SEED001_CLUSTER_FIGURE);
-  try {
-    mkdirSync(out, { recursive: true });
-  } catch (e) {
-    throw new LocusError(
-      'LOCUS_FILE_WRITE_FAILED',
-      `cannot create the output folder ${out}: ${(e as Error).message}; pick another --out`,
-    );
-  }
+  makeOutputFolder(out);
   const r = runSeed001Cluster({
     platform,
     ...(o.seed !== undefined ? { seed: o.seed } : {}),
@@ -90,8 +76,8 @@ export async function seed001ClusterCommand(o: Seed001ClusterCliOptions): Promis
   if (o.plots) {
     const plots = await plotSeed001Cluster(r, platform.name);
     for (const [name, p] of Object.entries(plots)) {
-      write(join(out, `${name}.svg`), p.svg);
-      write(join(out, `${name}.png`), p.png);
+      writeOutputFile(join(out, `${name}.svg`), p.svg);
+      writeOutputFile(join(out, `${name}.png`), p.png);
       written.push(`${name}.svg`, `${name}.png`);
     }
   }

@@ -2,7 +2,7 @@
  * `locus sweep --figure seed003`: seed 003's Figures 2 and 3 (src/report/seed003.ts) on the
  * simulated `sbac18` preset (or `--platform`), written under `--out` (default results/seed003).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { LocusError } from '../core/types.ts';
 import { resolvePlatform } from '../platform/presets.ts';
@@ -16,6 +16,7 @@ import {
   SPEEDUP_COLUMNS,
 } from '../report/seed003.ts';
 import { table } from './format.ts';
+import { makeOutputFolder, writeOutputFile } from './output-files.ts';
 
 /** The sweep options seed003 uses. */
 export interface Seed003CliOptions {
@@ -27,14 +28,6 @@ export interface Seed003CliOptions {
   readonly json?: boolean;
   readonly plots: boolean;
   readonly workload?: string;
-}
-
-function write(file: string, data: string | Buffer): void {
-  try {
-    writeFileSync(file, data);
-  } catch (e) {
-    throw new LocusError('LOCUS_FILE_WRITE_FAILED', `cannot write ${file}: ${(e as Error).message}`);
-  }
 }
 
 /** Runs the seed003 figure: every benchmark under every strategy, then the CSVs and plots. */
@@ -49,14 +42,7 @@ export async function seed003Command(o: Seed003CliOptions): Promise<void> {
     ...(o.cpus !== undefined ? { cpus: o.cpus } : {}),
   });
   const out = o.out ?? join('results', SEED003_FIGURE);
-  try {
-    mkdirSync(out, { recursive: true });
-  } catch (e) {
-    throw new LocusError(
-      'LOCUS_FILE_WRITE_FAILED',
-      `cannot create the output folder ${out}: ${(e as Error).message}; pick another --out`,
-    );
-  }
+  makeOutputFolder(out);
   const r = runSeed003({
     platform,
     iterations: SEED003_ITERATIONS,
@@ -72,8 +58,8 @@ export async function seed003Command(o: Seed003CliOptions): Promise<void> {
   if (o.plots) {
     const plots = await plotSeed003(r, platform.name);
     for (const [name, p] of Object.entries(plots)) {
-      write(join(out, `${name}.svg`), p.svg);
-      write(join(out, `${name}.png`), p.png);
+      writeOutputFile(join(out, `${name}.svg`), p.svg);
+      writeOutputFile(join(out, `${name}.png`), p.png);
       written.push(`${name}.svg`, `${name}.png`);
     }
   }
