@@ -15,6 +15,7 @@ import { type ClusterSimReport, clusterOf, simulateCluster } from '../sim/cluste
 import { WORKLOADS } from '../workloads/index.ts';
 import { table } from './format.ts';
 import { checkWorkloadOptions, type RunOptions } from './run-command.ts';
+import { checkTraceFile, workloadParams } from './run-inputs.ts';
 import { schedulerOptionsFrom } from './sim-options.ts';
 
 /** Options of a single-machine simulation that a simulated cluster does not model. */
@@ -79,32 +80,9 @@ export function clusterSimCommand(o: RunOptions): void {
     },
   };
   const nodes = clusterOf(platform, o.nodes).nodes.length;
-  const instance = generator.instance({
-    tiles: o.tiles,
-    tileSize: o.tileSize,
-    inner: o.inner,
-    precision: o.precision as 'single' | 'double' | undefined,
-    iterations: o.iterations,
-    tasks: o.tasks,
-    data: o.data,
-    degree: o.degree,
-    shared: o.shared,
-    seed: o.seed,
-    keepOutputs: o.keepOutputs,
-    hints: o.hints,
-    order: o.order as 'rows' | 'columns' | undefined,
-  });
+  const instance = generator.instance(workloadParams(o));
   const dist = workloadDistribution(o.workload, instance, o.distribution, nodes);
-  if (o.trace !== undefined) {
-    try {
-      writeFileSync(o.trace, '');
-    } catch (e) {
-      throw new LocusError(
-        'LOCUS_FILE_WRITE_FAILED',
-        `--trace ${o.trace}: cannot write the trace: ${(e as Error).message}`,
-      );
-    }
-  }
+  checkTraceFile(o.trace);
   const { report, trace } = simulateCluster({
     platform,
     nodes,

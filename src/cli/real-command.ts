@@ -15,6 +15,7 @@ import { parsePolicySpec } from '../report/policy-spec.ts';
 import { isInterrupted } from './errors.ts';
 import { formatReport } from './format.ts';
 import type { RunOptions } from './run-command.ts';
+import { checkTraceFile } from './run-inputs.ts';
 import { schedulerOptionsFrom } from './sim-options.ts';
 
 /** Options only a simulation reads. */
@@ -108,16 +109,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
     );
   }
   const platform = resolvePlatform(o.platform ?? 'local', { gpus: o.gpus, cpus: o.cpus, gpuMem: o.gpuMem });
-  if (o.trace !== undefined) {
-    try {
-      writeFileSync(o.trace, '');
-    } catch (e) {
-      throw new LocusError(
-        'LOCUS_FILE_WRITE_FAILED',
-        `--trace ${o.trace}: cannot write the trace: ${(e as Error).message}`,
-      );
-    }
-  }
+  checkTraceFile(o.trace);
   const tiles = o.tiles ?? 8;
   const tileSize = o.tileSize ?? 256;
   const ac = new AbortController();

@@ -1,5 +1,4 @@
 /** `locus run`: build a workload, simulate it on a platform under chosen policies, report. */
-import { writeFileSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
 import { parseCoherence, runtimeVersion } from '../coherence/versions.ts';
 import type { CoherenceOptions } from '../core/engine.ts';
@@ -16,6 +15,7 @@ import { prefixGraph } from '../workloads/prefix.ts';
 import { clusterSimCommand } from './cluster-sim-command.ts';
 import { forFlag } from './errors.ts';
 import { formatReport } from './format.ts';
+import { checkTraceFile, workloadParams } from './run-inputs.ts';
 import { type SimulationFlags, schedulerOptionsFrom } from './sim-options.ts';
 
 /** The size options each workload reads; giving another is an error, not silently ignored. */
@@ -198,31 +198,9 @@ export function runCommand(o: RunOptions): void {
       `platform ${platform.name} is a cluster of ${platform.cluster.nodes.length} nodes: simulate it with --cluster sim (and --nodes N)`,
     );
   }
-  if (o.trace !== undefined) {
-    // Fail before a long run, not after it.
-    try {
-      writeFileSync(o.trace, '');
-    } catch (e) {
-      throw new LocusError(
-        'LOCUS_FILE_WRITE_FAILED',
-        `--trace ${o.trace}: cannot write the trace: ${(e as Error).message}`,
-      );
-    }
-  }
+  checkTraceFile(o.trace);
   const wl = generateWorkload(o.workload, {
-    tiles: o.tiles,
-    tileSize: o.tileSize,
-    inner: o.inner,
-    precision: o.precision as 'single' | 'double' | undefined,
-    iterations: o.iterations,
-    tasks: o.tasks,
-    data: o.data,
-    degree: o.degree,
-    shared: o.shared,
-    seed: o.seed,
-    keepOutputs: o.keepOutputs,
-    hints: o.hints,
-    order: o.order as 'rows' | 'columns' | undefined,
+    ...workloadParams(o),
     // Refuse data larger than the host memory before generating the tasks, not after.
     host: platform.nodes[platform.homeNode]!,
   });
