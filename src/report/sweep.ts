@@ -16,12 +16,12 @@ import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import type { SchedulerOptions } from '../sched/index.ts';
-import { simulate } from '../sim/simulate.ts';
+import { type RunSettings, simulate } from '../sim/simulate.ts';
 import { generateWorkload, WORKLOADS, type WorkloadParams } from '../workloads/index.ts';
 import { type PolicySpec, parsePolicySpecs } from './policy-spec.ts';
 
-/** What a sweep runs. */
-export interface SweepSpec {
+/** What a sweep runs; the RunSettings apply to every run. */
+export interface SweepSpec extends RunSettings {
   /** Workload generator name (see WORKLOADS). */
   workload: string;
   /** Workload parameters other than the size (tileSize, inner, precision, keepOutputs, ...). */
@@ -46,22 +46,8 @@ export interface SweepSpec {
   noise?: number;
   /** Charge the schedulers' wall-clock decision cost to the workers (see simulate()). */
   chargeScheduling?: boolean;
-  /** Options of the schedulers. */
-  schedulerOptions?: SchedulerOptions;
   /** Task priorities: none (default) or bottom-level (set once per size, before every run). */
   priorities?: 'none' | 'bottom-level';
-  /** Tasks a GPU worker holds at once (default: simulate()'s). */
-  gpuPipeline?: number;
-  /** Tasks a GPU worker pops ahead of its pipeline (default: simulate()'s). */
-  gpuLookahead?: number;
-  /** Copies in flight at once per pair of nodes (default: simulate()'s). */
-  streams?: number;
-  /** Evict clean replicas first (EngineOptions.cleanFirst; default true). */
-  cleanFirst?: boolean;
-  /** StarPU's minimum clean share, percent (EngineOptions.minClean; default 0: off). */
-  minClean?: number;
-  /** StarPU's target clean share, percent (EngineOptions.targetClean; default minClean). */
-  targetClean?: number;
 }
 
 /** One simulated run. */

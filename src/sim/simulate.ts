@@ -16,6 +16,15 @@ import { RunStats } from '../trace/stats.ts';
 import { Simulator, type TaskSource } from './simulator.ts';
 
 /** Options of simulate(). */
+/**
+ * The settings that a sweep's runs and a simulated cluster's nodes take as one machine's
+ * simulation does (see SimulateOptions): one definition for all three.
+ */
+export type RunSettings = Pick<
+  SimulateOptions,
+  'schedulerOptions' | 'gpuPipeline' | 'gpuLookahead' | 'streams' | 'cleanFirst' | 'minClean' | 'targetClean'
+>;
+
 export interface SimulateOptions {
   /** The task graph (all tasks submitted). */
   graph: TaskGraph;

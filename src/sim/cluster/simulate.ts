@@ -21,20 +21,21 @@ import type { ClusterNetwork, Platform } from '../../core/platform.ts';
 import { LocusError } from '../../core/types.ts';
 import { Driver } from '../../drive/driver.ts';
 import { createEviction } from '../../evict/index.ts';
-import { createScheduler, type SchedulerOptions } from '../../sched/index.ts';
+import { createScheduler } from '../../sched/index.ts';
 import { ChromeTrace } from '../../trace/chrome.ts';
 import { buildReport, type RunReport } from '../../trace/report.ts';
 import { RunStats } from '../../trace/stats.ts';
 import { GraphSubmitter } from '../../workloads/graph-submitter.ts';
 import type { Submitter } from '../../workloads/submitter.ts';
+import type { RunSettings } from '../simulate.ts';
 import { Simulator } from '../simulator.ts';
 import { ClusterGraphBuilder, type Message } from './builder.ts';
 import { CopyLifetimes } from './copies.ts';
 import { MessageNetwork } from './messages.ts';
 import { clusterTrace, type MessageSpan, type TraceJson } from './trace.ts';
 
-/** Options of a simulated cluster run. */
-export interface ClusterSimOptions {
+/** Options of a simulated cluster run; the RunSettings apply to every node. */
+export interface ClusterSimOptions extends RunSettings {
   /** A platform with a `cluster` field (a cluster file or preset). */
   platform: Platform;
   /** Submits the workload (called once, into the builder of every node's graph). */
@@ -47,8 +48,6 @@ export interface ClusterSimOptions {
   distributionName?: string;
   /** Scheduler of every node (default 'eager'). */
   scheduler?: string;
-  /** Its options. */
-  schedulerOptions?: SchedulerOptions;
   /** Eviction policy of every node (default 'lru'). */
   eviction?: string;
   /** Seed of the runs' draws (default 1). */
@@ -57,18 +56,6 @@ export interface ClusterSimOptions {
   priorities?: 'none' | 'bottom-level';
   /** Relative spread of task durations (default 0). */
   noise?: number;
-  /** Tasks a GPU worker holds at once (default 2, as for one machine). */
-  gpuPipeline?: number;
-  /** Tasks a GPU worker pops ahead of its pipeline, inputs prefetched (default 4). */
-  gpuLookahead?: number;
-  /** Copies in flight at once per pair of memory nodes inside a node (default 1). */
-  streams?: number;
-  /** Evict clean replicas first on every node (EngineOptions.cleanFirst; default true). */
-  cleanFirst?: boolean;
-  /** StarPU's minimum clean share on every node, percent (EngineOptions.minClean). */
-  minClean?: number;
-  /** StarPU's target clean share on every node, percent (EngineOptions.targetClean). */
-  targetClean?: number;
   /** Workload label for the report. */
   workload?: string;
   /** Record a Chrome trace of every node and of the messages. */
