@@ -1,7 +1,7 @@
 /**
- * hfp on graphs of accumulation chains (src/sched/hfp/chains.ts, chain-runner.ts,
- * eviction.ts): which graphs are chains, the exact packages and loads on a hand-sized 3-D
- * GEMM, the eviction's exception to clean first, and oracle-checked runs of the tiled GEMM
+ * hfp on graphs of accumulation chains (src/sched/hfp/chains.ts, chain-runner.ts): which
+ * graphs are chains, the exact packages and loads on a hand-sized 3-D GEMM, the wontUse hint
+ * for a finished chain's accumulator, and oracle-checked runs of the tiled GEMM
  * under memory pressure (with and without clean first, with CPU workers, and random sizes,
  * platforms and run parameters).
  */
@@ -13,11 +13,9 @@ import { AccessMode } from '../src/core/types.ts';
 import { resolvePlatform } from '../src/platform/presets.ts';
 import { ChainRunner } from '../src/sched/hfp/chain-runner.ts';
 import { findChains, planChains } from '../src/sched/hfp/chains.ts';
-import { PlanEviction } from '../src/sched/hfp/eviction.ts';
 import { HfpScheduler } from '../src/sched/hfp.ts';
 import { simulate } from '../src/sim/simulate.ts';
 import { generateWorkload } from '../src/workloads/index.ts';
-import { FakeEvictionContext } from './conformance/eviction.ts';
 import { assertProperty, oracleRun, runParamsArb } from './conformance/harness.ts';
 import { testPlatform } from './helpers/platforms.ts';
 
@@ -153,24 +151,38 @@ describe('hfp chains: run time', () => {
     assert.equal(runner.pop(0), -1);
   });
 
-  test('eviction: a dead modified replica before a clean one the plan needs, only with a whole plan', () => {
-    const ctx = new FakeEvictionContext(3);
-    let whole = true;
-    const p = new PlanEviction(() => whole);
-    p.init(ctx);
-    for (const h of [0, 1, 2]) p.added(h, 1);
-    ctx.setEvictable(1, [0, 1, 2]);
-    ctx.modified.add(0 * 3 + 1); // handle 0 dirty, no planned use
-    ctx.planned[0]!.push(ctx.task(1), ctx.task(2));
-    const clean = (h: number) => ctx.evictionCost(h, 1) === 0;
-    assert.equal(p.victim(1, clean), -1);
-    assert.equal(p.victim(1), 0);
-    whole = false;
-    assert.equal(p.victim(1, clean), 2);
-    // A clean replica with no planned use goes first in any case.
-    whole = true;
-    ctx.planned[0]!.length = 1; // only handle 1 is used
-    assert.equal(p.victim(1, clean), 2);
+  test("a chain's last task ending gives the engine a wontUse hint for its accumulator, once", () => {
+    const { graph } = generateWorkload('gemm', { tiles: 2, tileSize: 8 });
+    const chains = findChains(graph)!;
+    const hinted: number[] = [];
+    const ctx = {
+      graph,
+      platform: testPlatform({ gpus: 2, gpuCapacity: 1e9 }),
+      taskDuration: () => 1,
+      canRun: () => true,
+      wontUse: (h: number) => hinted.push(h),
+    } as unknown as ConstructorParameters<typeof ChainRunner>[0];
+    const runner = new ChainRunner(
+      ctx,
+      chains,
+      {
+        order: [Int32Array.from([0, 2, 4, 6, 1, 3, 5, 7]), new Int32Array(0)],
+        chainsOf: [Int32Array.from([0, 1, 2, 3]), new Int32Array(0)],
+        packages: 1,
+        loadedBytes: 0,
+      },
+      [0, 1],
+      new Uint8Array(8),
+    );
+    // Chain c is tasks 2c (step 0) then 2c + 1 (step 1): only the second ends the chain.
+    for (const t of [0, 2, 4, 6]) runner.finished(t);
+    assert.deepEqual(hinted, []);
+    for (const t of [3, 1, 7, 5]) runner.finished(t);
+    assert.deepEqual(
+      hinted,
+      [3, 1, 7, 5].map((t) => chains.acc[chains.chainOf[t]!]!),
+    );
+    assert.equal(new Set(hinted).size, 4, 'four distinct C blocks');
   });
 });
 
@@ -200,9 +212,9 @@ describe('hfp chains: tiled GEMM under memory pressure', () => {
   }
 
   test('clean first costs hfp at most 3% more loads (finished C blocks leave before planned inputs)', () => {
-    // 12 x 12 tiles (6.6 times the GPUs' memory). Without the eviction's exception, finished C
-    // blocks stay and planned A and B blocks go instead: 1,098 loads of a tile against 992
-    // without clean first; 1,001 with it.
+    // 12 x 12 tiles (6.6 times the GPUs' memory). Without the runner's wontUse hints for
+    // finished C blocks, clean first kept those dirty blocks and evicted the A and B blocks
+    // the plan still needed, which were loaded again.
     const big = generateWorkload('gemm', { tiles: 12, tileSize: 64 }).graph;
     const platform = resolvePlatform('v100x2', { gpus: 2, gpuMem: 512 * KiB });
     const on = simulate({ graph: big, platform, scheduler: 'hfp', cleanFirst: true }).report;

@@ -750,6 +750,15 @@ export class Engine implements SchedContext, EvictionContext {
     return true;
   }
 
+  wontUse(handle: number): void {
+    if (!(handle >= 0 && handle < this.knownHandles)) {
+      throw new Error(
+        `scheduler ${this.scheduler.name}: wontUse of handle ${handle}, which the engine does not hold`,
+      );
+    }
+    this.memory.hint(handle);
+  }
+
   random(n: number): number {
     return this.rng.int(n);
   }

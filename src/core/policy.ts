@@ -43,6 +43,17 @@ export interface SchedContext {
    */
   prefetch(handle: number, node: number, mayEvict?: boolean, allow?: (handle: number) => boolean): boolean;
   /**
+   * The scheduler's wontUse hint (StarPU's starpu_data_wont_use, as TaskGraph.wontUse but
+   * applied now): `handle` will not be used again for a while, on any node. It applies to the
+   * replicas as they stand when called: every modified replica off its home is written back
+   * at once (EARLY_WRITEBACK) unless a queued or running task writes it or a copy home is
+   * already on its way, and every replica off its home is flagged to be evicted first. It
+   * waits for no task: call it once the tasks that were to use the datum have ended (from
+   * taskFinished, say); a task that still holds a replica keeps it pinned (never evicted
+   * under it), and a task that uses the datum later clears the flag. Allocates nothing.
+   */
+  wontUse(handle: number): void;
+  /**
    * The worker whose event is being handled (the one whose task finished and released the
    * task being pushed, say), or -1 at start and for transfer events.
    */
@@ -183,10 +194,8 @@ export interface EvictionPolicy {
    * no clean one qualifies, so every policy takes clean data first in its own order. With
    * `peek`, nothing is evicted: the memory manager only asks which modified replica the policy
    * would take first, to write it back early (EngineOptions.minClean); the policy then changes
-   * nothing (LUF does not unplan the victim's tasks). A policy may decline the clean filter by
-   * returning -1 although some clean replica qualifies, when it knows a modified replica to be
-   * the better victim (hfp's plan eviction: a finished accumulator the plan never uses again
-   * before a clean datum the plan still needs); the memory manager then asks without it.
+   * nothing (LUF does not unplan the victim's tasks). A scheduler that knows a datum to be
+   * finished tells the engine (SchedContext.wontUse) rather than reorder victims here.
    */
   victim(node: number, allow?: (handle: number) => boolean, peek?: boolean): number;
 }

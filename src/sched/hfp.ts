@@ -53,13 +53,11 @@
  * (which keeps the block square), up to the memory budget and the GPU's share of the work. At
  * run time (hfp/chain-runner.ts) a GPU takes the first ready task of its plan; a worker with
  * nothing ready steals a whole chain (the victim's last, not started if any): a GPU while that
- * shortens the longer queue, a CPU by the earliest-finish-time rule below. The eviction
- * (hfp/eviction.ts) is Belady's rule over the plan,
- * with one exception to the memory manager's clean-first rule while a chain plan runs: a
- * modified replica the plan never uses again (a finished C block) goes before a clean replica
- * the plan uses again, since its write-back is due anyway and the clean one would be loaded
- * again. (The eviction policy then answers -1 to the clean-only request, so the memory manager
- * asks again without the filter: a deliberate departure from "-1 only when none qualifies".)
+ * shortens the longer queue, a CPU by the earliest-finish-time rule below. The eviction is
+ * Belady's rule over the plan (src/evict/belady.ts), within the memory manager's clean-first
+ * rule. When a chain's last task ends, the runner gives the engine a wontUse hint for its C
+ * block (SchedContext.wontUse): the block, which the plan never uses again, is written back at
+ * once and evicted before any block the plan still needs, clean or not.
  *
  * At run time a GPU pops its plan in order; when its plan is empty it takes the fallback
  * scheduler's tasks, then steals the tail of the longest plan (the tasks the owner would reach
@@ -99,11 +97,11 @@
  */
 import type { EvictionPolicy, SchedContext, Scheduler } from '../core/policy.ts';
 import { AccessMode } from '../core/types.ts';
+import { BeladyEviction } from '../evict/belady.ts';
 import { DartsScheduler } from './darts/darts.ts';
 import { ChainRunner } from './hfp/chain-runner.ts';
 import { findChains, planChains } from './hfp/chains.ts';
 import { CpuRule } from './hfp/cpu-rule.ts';
-import { PlanEviction } from './hfp/eviction.ts';
 import { planGreedy } from './hfp/greedy.ts';
 import type { SchedulerOptions } from './options.ts';
 
@@ -295,6 +293,7 @@ export class HfpScheduler implements Scheduler {
   }
 
   taskFinished(task: number, worker: number): void {
+    this.chainRunner?.finished(task);
     this.inner.taskFinished(task, worker);
   }
 
@@ -315,7 +314,7 @@ export class HfpScheduler implements Scheduler {
 
   /** Belady's rule over plannedTasks' future. */
   evictionPolicy(): EvictionPolicy {
-    return new PlanEviction(() => this.chainRunner !== undefined);
+    return new BeladyEviction();
   }
 
   // ------------------------------------------------------------------ run time

@@ -41,6 +41,7 @@ function contextFor(g: TaskGraph, platform: Platform): SchedContext {
     taskDuration: () => 1,
     transferTime: () => 1,
     prefetch: () => true,
+    wontUse: () => {},
     currentWorker: () => -1,
     pipeline: () => [],
     random: () => 0,

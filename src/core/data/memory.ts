@@ -16,6 +16,7 @@
  * replicas are written back home at once (EARLY_WRITEBACK, when no task writes them), and its
  * replicas are flagged F_WONTUSE and listed per node: a victim is taken among them, oldest
  * hint first, before the eviction policy is asked. A task using the replica again clears it.
+ * Schedulers give the same hint through SchedContext.wontUse, applied at once (hint(h)).
  *
  * Clean buffers (EngineOptions.minClean / targetClean, StarPU's STARPU_MINIMUM_CLEAN_BUFFERS /
  * STARPU_TARGET_CLEAN_BUFFERS, memalloc.c's starpu_memchunk_tidy): per node, the replicas it

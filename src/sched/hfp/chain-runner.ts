@@ -13,7 +13,9 @@
  * (the GPUs' remaining work, balanced over them since they steal from each other, as the
  * chain is among the last); far slower CPUs take few chains,
  * from the end of the plan, so the GPUs' packages keep their locality. A worker runs its
- * stolen chains step-major too (the lowest step first).
+ * stolen chains step-major too (the lowest step first). When a chain's last task ends, its
+ * accumulator is finished: the runner gives the engine a wontUse hint for it (written back at
+ * once, evicted first), so finished C blocks leave before the blocks the plan still needs.
  *
  * Costs: a pop is O(1) amortised over the plan (tasks taken or stolen are skipped once), plus
  * O(window) when the head is not ready and O(stolen chains) for stolen work; a steal walks the
@@ -102,6 +104,18 @@ export class ChainRunner {
     const t = this.fromStolen(worker);
     if (t >= 0) return t;
     return this.steal(worker);
+  }
+
+  /**
+   * `task` ended: when it was its chain's last, the accumulator is finished (no task uses it
+   * again): the engine is told (SchedContext.wontUse), so it writes the block back now and
+   * evicts it before the data the plan still needs.
+   */
+  finished(task: number): void {
+    if (!this.has(task)) return;
+    const { chainOf, start, tasks, acc } = this.chains;
+    const c = chainOf[task]!;
+    if (tasks[start[c + 1]! - 1] === task) this.ctx.wontUse(acc[c]!);
   }
 
   /** GPU `worker`'s tasks in the order it will take them (for Belady's rule). */

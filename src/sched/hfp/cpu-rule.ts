@@ -123,6 +123,7 @@ export class CpuRule {
       taskDuration: (t, w) => ctx.taskDuration(t, w),
       transferTime: (h, n) => ctx.transferTime(h, n),
       prefetch: (h, n, mayEvict, allow) => ctx.prefetch(h, n, mayEvict, allow),
+      wontUse: (h) => ctx.wontUse(h),
       currentWorker: () => ctx.currentWorker(),
       pipeline: (w) => ctx.pipeline(w),
       random: (n) => ctx.random(n),
