@@ -2,12 +2,12 @@
  * The interfaces policies plug into: schedulers (push / pop / notifications over a read-only
  * context) and eviction policies (pick a victim among a node's unpinned replicas). The engine
  * calls them; they never change engine state except through the context's requests
- * (prefetch), so the same policy runs unchanged under the simulator and the real driver.
+ * (prefetch, wontUse), so the same policy runs unchanged under the simulator and the real driver.
  */
 import type { TaskGraph } from './graph.ts';
 import type { Platform } from './platform.ts';
 
-/** What a scheduler may observe and request. Everything here is read-only but prefetch. */
+/** What a scheduler may observe and request. Everything here is read-only but prefetch and wontUse. */
 export interface SchedContext {
   /** The task graph (read it; do not submit from a policy). */
   readonly graph: TaskGraph;
