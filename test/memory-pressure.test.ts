@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { EngineObserver } from '../src/core/engine.ts';
 import { TaskGraph } from '../src/core/graph.ts';
 import type { EvictionContext, EvictionPolicy } from '../src/core/policy.ts';
 import { TransferKind } from '../src/core/protocol.ts';
@@ -14,6 +13,7 @@ import { createEviction } from '../src/evict/index.ts';
 import { Runtime } from '../src/exec/runtime.ts';
 import { cholesky } from '../src/workloads/cholesky.ts';
 import { matmul2d } from '../src/workloads/matmul2d.ts';
+import { EvictionLog } from './helpers/eviction-log.ts';
 import { testPlatform } from './helpers/platforms.ts';
 import { checkedRun, FixedScheduler } from './helpers/run.ts';
 
@@ -120,23 +120,6 @@ describe('clean-first eviction', () => {
     });
   }
 });
-
-/** Records the evictions of node 1 (frees with reason 'evict'), the transfer kinds and task ends. */
-class EvictionLog implements EngineObserver {
-  readonly evicted: number[] = [];
-  /** Transfer ids and start times (kinds and handles read from the engine after the run). */
-  readonly started: { id: number; at: number }[] = [];
-  readonly ended = new Map<number, number>();
-  replicaFreed(h: number, n: number, reason: string): void {
-    if (n === 1 && reason === 'evict') this.evicted.push(h);
-  }
-  transferStarted(id: number, now: number): void {
-    this.started.push({ id, at: now });
-  }
-  taskFinished(task: number, _w: number, now: number): void {
-    this.ended.set(task, now);
-  }
-}
 
 /**
  * One GPU holding three data: A and B written, C read, then D read (one eviction). With a

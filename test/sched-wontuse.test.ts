@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { EngineObserver } from '../src/core/engine.ts';
 import { TaskGraph } from '../src/core/graph.ts';
 import type { SchedContext } from '../src/core/policy.ts';
 import { TransferKind } from '../src/core/protocol.ts';
 import { AccessMode } from '../src/core/types.ts';
+import { EvictionLog } from './helpers/eviction-log.ts';
 import { testPlatform } from './helpers/platforms.ts';
 import { checkedRun, FixedScheduler } from './helpers/run.ts';
 
@@ -31,22 +31,6 @@ class HintingScheduler extends FixedScheduler {
   }
 }
 
-/** Records node 1's evictions, the transfers started and the task end times. */
-class Log implements EngineObserver {
-  readonly evicted: number[] = [];
-  readonly started: { id: number; at: number }[] = [];
-  readonly ended = new Map<number, number>();
-  replicaFreed(h: number, n: number, reason: string): void {
-    if (n === 1 && reason === 'evict') this.evicted.push(h);
-  }
-  transferStarted(id: number, now: number): void {
-    this.started.push({ id, at: now });
-  }
-  taskFinished(task: number, _w: number, now: number): void {
-    this.ended.set(task, now);
-  }
-}
-
 /**
  * One GPU holding three data of 1000 bytes: A and B written, C read, then D read (one
  * eviction). With `hint`, the scheduler hints A when A's task (task 0) ends.
@@ -60,7 +44,7 @@ function run(eviction: string, hint: boolean, cleanFirst: boolean) {
   g.submit(c, [[B!, AccessMode.RW]], { flops });
   g.submit(c, [[C!, AccessMode.R]], { flops });
   g.submit(c, [[D!, AccessMode.R]], { flops });
-  const log = new Log();
+  const log = new EvictionLog();
   const r = checkedRun(g, testPlatform({ gpus: 1, gpuCapacity: 3000 }), {
     sched: hint ? new HintingScheduler(0, A!) : new FixedScheduler(() => 0),
     eviction,
