@@ -13,7 +13,7 @@ import { createEviction } from '../src/evict/index.ts';
 import { Runtime } from '../src/exec/runtime.ts';
 import { cholesky } from '../src/workloads/cholesky.ts';
 import { matmul2d } from '../src/workloads/matmul2d.ts';
-import { EvictionLog } from './helpers/eviction-log.ts';
+import { EvictionLog, hintRun } from './helpers/hint-case.ts';
 import { testPlatform } from './helpers/platforms.ts';
 import { checkedRun, FixedScheduler } from './helpers/run.ts';
 
@@ -121,46 +121,11 @@ describe('clean-first eviction', () => {
   }
 });
 
-/**
- * One GPU holding three data: A and B written, C read, then D read (one eviction). With a
- * wontUse hint on A given after C's task is submitted, A is written back as soon as its task
- * ends and evicted first; without it, the clean C goes (or A, the oldest, without clean-first).
- */
-function hintRun(eviction: string, hint: boolean, cleanFirst: boolean) {
-  const g = new TaskGraph();
-  const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
-  const [A, B, C, D] = [0, 1, 2, 3].map((i) => g.addHandle(1000, { name: 'ABCD'[i]! }));
-  const flops = 1e9; // 1 ms each on the test GPU: every copy lands long before the next task
-  g.submit(c, [[A!, AccessMode.RW]], { flops });
-  g.submit(c, [[B!, AccessMode.RW]], { flops });
-  g.submit(c, [[C!, AccessMode.R]], { flops });
-  if (hint) g.wontUse(A!);
-  g.submit(c, [[D!, AccessMode.R]], { flops });
-  const platform = testPlatform({ gpus: 1, gpuCapacity: 3000 });
-  const log = new EvictionLog();
-  const r = checkedRun(g, platform, {
-    sched: new FixedScheduler(() => 0),
-    eviction,
-    gpuPipeline: 1,
-    gpuLookahead: 0,
-    cleanFirst,
-    observers: [log],
-  });
-  assert.deepEqual(r.checker.violations, [], `${eviction}: the invariant checker found violations`);
-  assert.ok(r.checker.finished, `${eviction}: the run finished`);
-  const e = r.engine;
-  const kinds = (k: number) =>
-    log.started
-      .filter((s) => e.trKind.data[s.id] === k)
-      .map((s) => ({ handle: e.trHandle.data[s.id]!, at: s.at }));
-  return { log, r, kinds, names: (hs: number[]) => hs.map((h) => 'ABCD'[h]).join('') };
-}
-
 describe('wontUse hints', () => {
   for (const policy of ['lru', 'fifo', 'belady', 'luf']) {
     test(`${policy}: a hinted datum is written back when its task ends and evicted first`, () => {
       for (const cleanFirst of [true, false]) {
-        const on = hintRun(policy, true, cleanFirst);
+        const on = hintRun(policy, 'application', cleanFirst);
         const early = on.kinds(TransferKind.EARLY_WRITEBACK);
         assert.equal(early.length, 1, `${policy}: one early write-back`);
         assert.equal(early[0]!.handle, 0, `${policy}: of A`);
@@ -169,7 +134,7 @@ describe('wontUse hints', () => {
         assert.equal(on.kinds(TransferKind.WRITEBACK).length, 0, `${policy}: no write-back at eviction`);
         assert.equal(on.kinds(TransferKind.FLUSH).length, 1, `${policy}: B flushed at the end`);
       }
-      const clean = hintRun(policy, false, true);
+      const clean = hintRun(policy, 'none', true);
       assert.equal(
         clean.kinds(TransferKind.EARLY_WRITEBACK).length,
         0,
