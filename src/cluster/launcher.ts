@@ -7,8 +7,13 @@
  * Imports nothing: the CLI loads it on its error path only.
  */
 
-/** Milliseconds a rank other than 0 waits before printing an error line every rank may share. */
-export const QUIET_RANK_WAIT_MS = 5000;
+/**
+ * Milliseconds a rank other than 0 waits before printing an error line every rank may share.
+ * Long, so that the line stays single on a loaded machine where rank 0 reaches the same error
+ * seconds after the others; it costs nothing when rank 0 fails too (mpirun ends the job then),
+ * and only delays the line of an input that fails on some hosts and not on rank 0's.
+ */
+export const QUIET_RANK_WAIT_MS = 20_000;
 
 /**
  * Error codes that follow from the command line or its files alone, hence fail on every rank
