@@ -131,6 +131,13 @@ export async function main(argv: string[]): Promise<number> {
       program.outputHelp({ error: true }); // `locus` alone: the overview, on stderr, as a usage error
       return 2;
     }
+    if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+      // The version, and which tile kernels real runs use (the addon's BLAS, or JavaScript).
+      const { kernelsName, kernelsReason } = await import('../kernels/native/addon.ts');
+      const why = kernelsReason();
+      process.stdout.write(`${packageVersion()}\nkernels: ${kernelsName()}${why ? ` (${why})` : ''}\n`);
+      return 0;
+    }
     await program.parseAsync([...argv.slice(0, 2), ...args]);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (e) {

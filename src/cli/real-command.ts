@@ -189,8 +189,11 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
   // A distributed run: rank 0 prints, the others only when asked.
   if (result.rank !== undefined && result.rank !== 0 && !o.verboseRanks) return 0;
   const { report } = result;
+  const { kernelsName } = await import('../kernels/native/addon.ts');
+  const kernels = kernelsName();
   const json = {
     ...report,
+    kernels,
     residual: result.residual ?? null,
     backwardError: result.backwardError ?? null,
     ...(result.cluster ? { rank: result.rank, cluster: result.cluster } : {}),
@@ -198,7 +201,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
   if (o.json) {
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   } else {
-    process.stdout.write(`${formatReport(report)}\n`);
+    process.stdout.write(`${formatReport(report)}\nkernels: ${kernels}\n`);
     if (result.cluster) {
       const { formatClusterSummary } = await import('../cluster/run-cluster.ts');
       process.stdout.write(`${formatClusterSummary(result.cluster)}\n`);

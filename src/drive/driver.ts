@@ -181,18 +181,17 @@ export class Driver implements EventSink {
     let slice = performance.now();
     while (!done()) {
       if (signal?.aborted) throw new LocusError('LOCUS_INTERRUPTED', 'interrupted');
-      if (this.backend.poll(this) > 0) {
-        if (performance.now() - slice > YIELD_MS) {
-          await new Promise((r) => setImmediate(r));
-          slice = performance.now();
-        }
-        continue;
+      // A backend's wait may block briefly without the event loop (the thread backend's): the
+      // loop yields to other events every YIELD_MS of activity, waits included.
+      if (performance.now() - slice > YIELD_MS) {
+        await new Promise((r) => setImmediate(r));
+        slice = performance.now();
       }
+      if (this.backend.poll(this) > 0) continue;
       if (done()) break;
       const p = this.backend.wait();
       if (p === null) throw this.stalled();
       await p;
-      slice = performance.now();
     }
   }
 

@@ -29,8 +29,16 @@ export class SequentialSubmitter implements Submitter {
   readonly names: string[] = [];
   private readonly kernels: (Kernel | undefined)[] = [];
 
-  /** With `keepInitial`, copies of the initial values are kept (for backward errors). */
-  constructor(private readonly keepInitial = false) {}
+  /**
+   * With `keepInitial`, copies of the initial values are kept (for backward errors). `table`
+   * is the task kernels to run: by default the table real runs use (src/kernels/tasks.ts:
+   * native where the addon is built); tests of the generators' task sequences pass the
+   * JavaScript table (src/kernels/tasks-js.ts) to compare bit for bit with the references.
+   */
+  constructor(
+    private readonly keepInitial = false,
+    private readonly table: Readonly<Record<KernelName, Kernel>> = KERNELS,
+  ) {}
 
   /** Makes the datum's array (initial values or zeros). */
   data(spec: DataSpec): number {
@@ -44,7 +52,7 @@ export class SequentialSubmitter implements Submitter {
   codelet(codelet: ModelCodelet, kernel?: KernelName): number {
     if (kernel === undefined)
       throw new LocusError('LOCUS_GRAPH_INVALID', `codelet ${codelet.name} has no kernel to run`);
-    return this.kernels.push(KERNELS[kernel]) - 1;
+    return this.kernels.push(this.table[kernel]) - 1;
   }
 
   /** A hint changes no value: nothing to do when every task runs at once, in order. */

@@ -21,6 +21,7 @@
  * interrupted otherwise). The task then fails like one whose thread died, with a message
  * naming the limit; the buffers it wrote get their copies back, so its writes are undone.
  */
+import { availableParallelism } from 'node:os';
 import type { Engine } from '../core/engine.ts';
 import type { FloatList, IntList } from '../core/growable.ts';
 import type { Platform } from '../core/platform.ts';
@@ -89,6 +90,13 @@ const waitAsync = (
 
 /** How long the main thread polls before waiting on the bell (ms). */
 const SPIN_MS = 0.05;
+/**
+ * How long the main thread blocks on the bell (Atomics.wait) before it waits through the event
+ * loop (ms). A blocked thread wakes in microseconds when a worker rings; Atomics.waitAsync's
+ * wake goes through the event loop, about 100 us on a loaded machine, which a worker whose
+ * next task depends on the completion spends idle (issue 22: 2-core Cholesky).
+ */
+const BLOCK_MS = 2;
 /** A held-back copy due within this many ms is waited for by spinning, not by a timer. */
 const TIMER_SPIN_MS = 2;
 
@@ -459,30 +467,47 @@ export class ThreadBackend implements Backend {
     return this.waitBell();
   }
 
-  private async waitBell(): Promise<void> {
+  private waitBell(): Promise<void> {
     const bell = this.bell;
     const seen = this.seen;
     // Spin a little; up to a held-back copy's completion when it is due within a timer's
     // resolution (a wait's timeout is a libuv timer: about 1 ms), so throttled copies last
     // what the link says.
     const next = this.timerAt.length > 0 ? this.timerAt[0]! * 1000 + this.t0 : Number.POSITIVE_INFINITY;
-    const until = next - performance.now() < TIMER_SPIN_MS ? next : performance.now() + SPIN_MS;
+    // Spinning steals a core from the workers when they have one each (issue 22): then block.
+    const spin = availableParallelism() > this.rings.length ? SPIN_MS : 0;
+    const until = next - performance.now() < TIMER_SPIN_MS ? next : performance.now() + spin;
     while (performance.now() < until) {
-      if (Atomics.load(bell, BELL_COUNT) !== seen) return;
+      if (Atomics.load(bell, BELL_COUNT) !== seen) return RESOLVED;
     }
-    if (this.finishedCopies.length > 0 || this.dead.length > 0) return;
+    if (this.finishedCopies.length > 0 || this.dead.length > 0) return RESOLVED;
+    let wait = this.timerAt.length > 0 ? Math.max(0, (this.timerAt[0]! - this.now()) * 1000) : 50;
+    // Wake up for the next time limit too (a spinning kernel rings no bell).
+    if (this.limited && this.nextDeadline !== Number.POSITIVE_INFINITY)
+      wait = Math.min(wait, Math.max(0, (this.nextDeadline - this.now()) * 1000) + 1);
     Atomics.store(bell, BELL_SLEEP, 1);
+    // Block first: a worker's completion wakes this thread at once. The driver yields to the
+    // event loop every few ms of activity, so other events are delayed by BLOCK_MS at most.
+    if (Atomics.wait(bell, BELL_COUNT, seen, Math.min(wait, BLOCK_MS)) !== 'timed-out' || wait <= BLOCK_MS) {
+      Atomics.store(bell, BELL_SLEEP, 0);
+      return RESOLVED;
+    }
+    return this.waitBellAsync(seen, wait - BLOCK_MS);
+  }
+
+  /** Waits through the event loop for the bell to ring, or `wait` ms. */
+  private async waitBellAsync(seen: number, wait: number): Promise<void> {
+    const bell = this.bell;
     if (Atomics.load(bell, BELL_COUNT) === seen) {
-      let wait = this.timerAt.length > 0 ? Math.max(0, (this.timerAt[0]! - this.now()) * 1000) : 50;
-      // Wake up for the next time limit too (a spinning kernel rings no bell).
-      if (this.limited && this.nextDeadline !== Number.POSITIVE_INFINITY)
-        wait = Math.min(wait, Math.max(0, (this.nextDeadline - this.now()) * 1000) + 1);
       const r = waitAsync(bell, BELL_COUNT, seen, wait);
       if (r.async) await r.value;
     }
     Atomics.store(bell, BELL_SLEEP, 0);
   }
 }
+
+/** The promise of a wait that ended without waiting. */
+const RESOLVED: Promise<void> = Promise.resolve();
 
 /** Checks that a task's record fits a ring; throws a one-line LocusError otherwise. */
 export function checkRecordSize(accesses: number, args: number, label: string): void {

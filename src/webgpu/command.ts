@@ -52,10 +52,15 @@ export async function webgpuRunCommand(o: RunOptions): Promise<number> {
     trace: o.trace !== undefined,
   });
   const { report } = result;
+  // The CPU implementations of the tile tasks: the addon's BLAS, or JavaScript.
+  const { kernelsName } = await import('../kernels/native/addon.ts');
+  const kernels = kernelsName();
   if (o.json) {
-    process.stdout.write(`${JSON.stringify({ ...report, residual: result.residual ?? null }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ ...report, kernels, residual: result.residual ?? null }, null, 2)}\n`,
+    );
   } else {
-    process.stdout.write(`${formatReport(report)}\n`);
+    process.stdout.write(`${formatReport(report)}\nkernels: ${kernels}\n`);
     if (result.residual !== undefined)
       process.stdout.write(
         `check: relative difference to the sequential run ${result.residual.toExponential(2)}\n`,
