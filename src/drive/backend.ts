@@ -3,9 +3,13 @@
  * The one command loop (driver.ts) hands it the engine's commands (run a task, copy a handle,
  * free a replica, give a copy priority) and asks it for the events that happened (a task
  * ended, a copy completed); a copy may complete whenever the backend says, so GPU queues and
- * network transfers fit without a special case. The simulator (src/sim/backend.ts) and the
- * worker threads (src/exec/thread-backend.ts) are the two backends today.
+ * network transfers fit without a special case. Besides its commands a backend has a life:
+ * attached to the engine whose tables it reads, started, woken, given codelet kernels to load,
+ * stopped. The simulator (src/sim/backend.ts), the worker threads (src/exec/thread-backend.ts)
+ * and WebGPU (src/webgpu/backend.ts) implement it; src/drive/registry.ts lists them by name.
  */
+import type { Engine } from '../core/engine.ts';
+import type { KernelRef } from '../exec/protocol.ts';
 
 /** Where a backend delivers events: the driver, which turns them into engine events. */
 export interface EventSink {
@@ -30,10 +34,31 @@ export interface CopyStartObserver {
   transferMoved(id: number, startS: number): void;
 }
 
-/** A backend: executes commands and reports events. */
+/**
+ * A backend: executes commands and reports events. Everything a run needs from one: the
+ * conformance suite (test/conformance/backend.ts) drives every registered backend through
+ * this interface alone.
+ */
 export interface Backend {
   /** 'simulated' (virtual time) or 'real' (wall clock). */
   readonly mode: 'simulated' | 'real';
+  /**
+   * Gives the backend the engine whose tables (handles, transfers, task accesses) its
+   * commands read; called once, before the engine opens.
+   */
+  attach(engine: Engine): void;
+  /** Starts executing (worker threads enter their loops); after engine.open, idempotent. */
+  start(): void;
+  /**
+   * Loads the CPU kernels `refs[from..]` wherever the backend runs them (worker threads import
+   * their modules); resolves with the load errors by kernel index (a kernel that failed to
+   * load fails only its tasks). A backend that runs no kernel resolves with no error.
+   */
+  loadKernels(refs: readonly KernelRef[], from: number): Promise<Map<number, string>>;
+  /** Wakes a pending wait() at once (an abort, a dead thread); nothing for a simulated backend. */
+  ring(): void;
+  /** Stops executing once the engine is finished (threads leave their loops); idempotent. */
+  stop(): Promise<void>;
   /** The backend's current time in seconds. */
   now(): number;
   /** Starts `task` on `worker` (its inputs are valid on the worker's node). */

@@ -29,7 +29,6 @@ import type { TaskFailure } from '../drive/driver.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parseDuration, parseSize } from '../platform/units.ts';
 import type { SchedulerOptions } from '../sched/index.ts';
-import { SimBackend } from '../sim/backend.ts';
 import { ChromeTrace } from '../trace/chrome.ts';
 import { buildReport, type RunReport } from '../trace/report.ts';
 import { BufferStore } from './buffers.ts';
@@ -62,7 +61,7 @@ import {
   TaskCancelledError,
   TaskFailedError,
 } from './task.ts';
-import { checkRecordSize, ThreadBackend } from './thread-backend.ts';
+import { checkRecordSize } from './thread-backend.ts';
 
 export type { TaskFailure } from '../drive/driver.ts';
 export type * from './runtime-options.ts';
@@ -612,7 +611,7 @@ export class Runtime {
     if (this.fatal) return;
     this.fatal = new LocusError('LOCUS_INTERRUPTED', 'interrupted');
     void this.pool?.close();
-    if (this.session?.backend instanceof ThreadBackend) this.session.backend.ring();
+    this.session?.backend.ring();
     this.wakeEveryone();
   }
 
@@ -652,9 +651,9 @@ export class Runtime {
       const from = this.kernelsLoaded;
       this.kernelsLoaded = this.kernels.length;
       if (this.pool) {
-        const backend = this.session?.backend instanceof ThreadBackend ? this.session.backend : undefined;
-        const errors = backend
-          ? await backend.loadKernels(this.kernels, from)
+        // Into the running backend (its threads resume after the load), else into the pool.
+        const errors = this.session
+          ? await this.session.backend.loadKernels(this.kernels, from)
           : await this.pool.load(this.kernels, from);
         for (const [k, message] of errors) {
           const names = this.codelets.filter((c) => c?.kernel === k).map((c) => c.spec.name);
@@ -766,7 +765,7 @@ export class Runtime {
     const busy = () => s.engine.finishedTasks + this.holding < s.engine.submittedTasks;
     if (!busy()) return;
     this.loop = (async () => {
-      if (s.backend instanceof SimBackend) {
+      if (s.backend.mode === 'simulated') {
         // Virtual time: run to the end of what is submitted, or until only held data block.
         await Promise.resolve();
         s.driver.execute();
@@ -797,7 +796,7 @@ export class Runtime {
     this.throwFatal();
     s.engine.close(s.backend.now());
     s.driver.execute();
-    if (s.backend instanceof SimBackend) {
+    if (s.backend.mode === 'simulated') {
       while (!s.engine.isFinished) {
         if (s.backend.poll(s.driver) === 0) throw new Error('simulation stalled while writing data home');
       }

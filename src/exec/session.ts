@@ -1,7 +1,8 @@
 /**
  * One engine of a Runtime and what drives it (a session): the engine with the runtime's
- * policies and duration model, the statistics and sample recorder, the backend (worker
- * threads in real mode, the simulator otherwise) and the driver loop with the runtime's hooks.
+ * policies and duration model, the statistics and sample recorder, the backend (from the
+ * registry, src/drive/registry.ts: worker threads in real mode, the simulator otherwise) and
+ * the driver loop with the runtime's hooks.
  * A runtime keeps one session for its whole life, or one per batch under a policy that cannot
  * take tasks while it runs.
  */
@@ -9,23 +10,24 @@ import { Engine, type EngineObserver } from '../core/engine.ts';
 import type { TaskGraph } from '../core/graph.ts';
 import type { DurationModel } from '../core/model.ts';
 import type { Platform } from '../core/platform.ts';
+import type { Backend } from '../drive/backend.ts';
 import { Driver, type DriverHooks } from '../drive/driver.ts';
+import { backendEntry } from '../drive/registry.ts';
 import { createEviction } from '../evict/index.ts';
 import { SampleRecorder } from '../perf/recorder.ts';
 import { createScheduler } from '../sched/index.ts';
-import { SimBackend } from '../sim/backend.ts';
 import type { ChromeTrace } from '../trace/chrome.ts';
 import { RunStats } from '../trace/stats.ts';
 import type { BufferStore } from './buffers.ts';
 import type { WorkerPool } from './pool.ts';
 import type { RuntimeOptions } from './runtime-options.ts';
-import { type TaskPayloads, ThreadBackend } from './thread-backend.ts';
+import type { TaskPayloads } from './thread-backend.ts';
 
 /** One engine and its backend: the runtime's life, or one batch under a static policy. */
 export interface Session {
   engine: Engine;
   driver: Driver;
-  backend: ThreadBackend | SimBackend;
+  backend: Backend;
   stats: RunStats;
   recorder: SampleRecorder | undefined;
   /** The policies take tasks while they run (else the session is one batch). */
@@ -84,20 +86,18 @@ export function openSession(setup: SessionSetup): Session {
   const observers: EngineObserver[] = [stats];
   if (recorder) observers.push(recorder);
   if (trace) observers.push(trace);
-  let backend: ThreadBackend | SimBackend;
-  if (real) {
-    backend = new ThreadBackend({
-      platform,
-      pool: setup.pool!,
-      store: setup.store,
-      payloads: setup.payloads,
-      throttle: options.throttle,
-    });
-    for (const ob of observers) engine.observe(withoutTaskEvents(ob));
-  } else {
-    backend = new SimBackend({ graph, platform, model, seed: options.seed ?? 1 });
-    for (const ob of observers) engine.observe(ob);
-  }
+  const backend = backendEntry(real ? 'threads' : 'simulated').create({
+    graph,
+    platform,
+    model,
+    seed: options.seed ?? 1,
+    payloads: setup.payloads,
+    store: setup.store,
+    pool: setup.pool,
+    throttle: options.throttle ?? false,
+  });
+  // A real backend's driver reports task times itself (the engine hands tasks out ahead).
+  for (const ob of observers) engine.observe(real ? withoutTaskEvents(ob) : ob);
   backend.attach(engine);
   const driver = new Driver(engine, backend, {
     timedObservers: real ? observers : [],
@@ -107,7 +107,7 @@ export function openSession(setup: SessionSetup): Session {
   });
   setup.store.useNodes(platform.nodes.length, platform.homeNode);
   engine.open(backend.now(), setup.from);
-  if (backend instanceof ThreadBackend) backend.start();
+  backend.start();
   return {
     engine,
     driver,

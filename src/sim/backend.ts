@@ -95,6 +95,21 @@ export class SimBackend implements Backend {
   attach(engine: Engine): void {
     this.engine = engine;
   }
+  /** Virtual time needs no start. */
+  start(): void {}
+
+  /** A simulation runs no kernel: nothing to load. */
+  loadKernels(): Promise<Map<number, string>> {
+    return Promise.resolve(new Map());
+  }
+
+  /** Nothing waits in virtual time. */
+  ring(): void {}
+
+  /** Nothing to stop. */
+  stop(): Promise<void> {
+    return Promise.resolve();
+  }
 
   now(): number {
     return this.clock;

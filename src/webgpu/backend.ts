@@ -104,6 +104,29 @@ export class WebGpuBackend implements Backend {
     this.engine = engine;
   }
 
+  /** The devices are ready when made: nothing to start. */
+  start(): void {}
+
+  /**
+   * CPU tasks run the workloads' tile kernels (src/webgpu/tile-kernels.ts) on the main thread:
+   * no module to load.
+   */
+  loadKernels(): Promise<Map<number, string>> {
+    return Promise.resolve(new Map());
+  }
+
+  /** Wakes a pending wait() at once. */
+  ring(): void {
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
+  }
+
+  /** Every queue is drained when the engine is finished: nothing to stop. */
+  stop(): Promise<void> {
+    return Promise.resolve();
+  }
+
   /** The home replica of handle `h` (its bytes, current once the run is finished). */
   homeBytes(h: number): ArrayBuffer {
     return this.host.get(h * this.nn + this.p.homeNode)!;

@@ -6,6 +6,7 @@
 import type { Engine } from '../../src/core/engine.ts';
 import { AccessMode } from '../../src/core/types.ts';
 import type { Backend, EventSink } from '../../src/drive/backend.ts';
+import type { KernelRef } from '../../src/exec/protocol.ts';
 
 /** Observes the commands a backend gets and the events it delivers; lists what went wrong. */
 export class SpyBackend implements Backend {
@@ -62,6 +63,25 @@ export class SpyBackend implements Backend {
       taskEnded: (task, worker, startS, endS, error) => this.taskEnded(task, worker, startS, endS, error),
       transferFinished: (id, startS) => this.transferFinished(id, startS),
     };
+  }
+
+  /** The backend under test is attached by the suite before the spy exists. */
+  attach(_engine: Engine): void {}
+
+  start(): void {
+    this.backend.start();
+  }
+
+  loadKernels(refs: readonly KernelRef[], from: number): Promise<Map<number, string>> {
+    return this.backend.loadKernels(refs, from);
+  }
+
+  ring(): void {
+    this.backend.ring();
+  }
+
+  stop(): Promise<void> {
+    return this.backend.stop();
   }
 
   now(): number {

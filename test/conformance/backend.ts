@@ -1,8 +1,9 @@
 /**
  * The backend conformance suite (issue 10): what any Backend (src/drive/backend.ts) must do
- * when the one driver loop (src/drive/driver.ts) runs an engine over it. The simulator
- * (test/policies/backend-sim.test.ts) and the worker threads (backend-threads.test.ts) call
- * runBackendConformance with a factory and reasoned skips.
+ * when the one driver loop (src/drive/driver.ts) runs an engine over it, through the
+ * Backend interface alone. Every registered backend (test/policies/backend-registry.test.ts)
+ * and WebGPU (backend-webgpu.test.ts) call runBackendConformance with a factory and reasoned
+ * skips.
  *
  * Every run goes through a spy (backend-spy.ts) between the driver and the backend: it checks
  * each command the backend gets and each event it delivers (a task ends once, after it was run, in its worker's
@@ -60,19 +61,20 @@ export interface BackendSetup {
 
 /** A backend made for one run, and what the suite needs around it. */
 export interface BackendUnderTest {
-  /** The backend; attach(engine) is called once the engine exists. */
-  backend: Backend & { attach(engine: Engine): void };
+  /**
+   * The backend, driven through its interface alone: attach(engine) once the engine exists,
+   * start() after engine.open, stop() once the run is finished.
+   */
+  backend: Backend;
   /** Engine options the backend needs (a real backend: issueAhead, deeper pipelines). */
   engineOptions?: Partial<EngineOptions>;
-  /** Called after engine.open, before the first command (threads start their loops). */
-  start?(): void;
   /**
    * The final content of every handle's home copy as int32 words, for a backend that runs
    * the kernels (each task's kernel is test/helpers/kernels.ts's `checksum`, args [task id,
    * access modes...], over int32 data whose initial word k of handle h is initialWord(h, k)).
    */
   homeValues?(): Int32Array[];
-  /** Ends the run (threads stop their loops). */
+  /** Frees what the run held besides the backend (threads, devices), after stop(). */
   dispose?(): Promise<void>;
 }
 
@@ -166,7 +168,7 @@ export function runBackendConformance(o: BackendConformance): void {
     try {
       const half = r.twoRounds ? Math.ceil(graph.taskCount / 2) : graph.taskCount;
       engine.open(spy.now());
-      under.start?.();
+      spy.start();
       engine.submitted(spy.now(), half);
       if (half < graph.taskCount) {
         await driver.run(() => idle.length > 0);
@@ -177,6 +179,7 @@ export function runBackendConformance(o: BackendConformance): void {
       spy.finish();
       values = under.homeValues?.();
     } finally {
+      await under.backend.stop();
       await under.dispose?.();
     }
     assert.deepEqual(spy.violations, [], `${label(c)}: the backend broke its contract`);

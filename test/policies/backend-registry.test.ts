@@ -1,0 +1,105 @@
+/**
+ * The backend conformance suite over every backend a Runtime session can open
+ * (src/drive/registry.ts), each made by its registry entry from the same setup a session
+ * gives: real backends run test/helpers/kernels.ts's checksum (and boom for the tasks that
+ * must fail) on int32 data in shared memory, their copies held to their link's speed
+ * (throttled) so that they complete while other events happen, as a device link's would.
+ * The simulator runs no kernel: the cases that need computed values or failing kernels are
+ * skipped for it, with the reason. (WebGPU has its own file: its devices are made apart.)
+ */
+import { FloatList, IntList } from '../../src/core/growable.ts';
+import { PlatformModel } from '../../src/core/model.ts';
+import { BACKENDS } from '../../src/drive/registry.ts';
+import { BufferStore } from '../../src/exec/buffers.ts';
+import { WorkerPool } from '../../src/exec/pool.ts';
+import { checksumArgs, initialWord, runBackendConformance } from '../conformance/backend.ts';
+
+const KERNELS = new URL('../helpers/kernels.ts', import.meta.url).href;
+const CHECKSUM = 0;
+const BOOM = 1;
+
+/**
+ * A fresh pool per run: a thread caches the buffers it was told about by id, and each run
+ * has its own buffer store (a Runtime keeps one store, and its threads, for its whole life).
+ */
+async function poolOf(size: number): Promise<WorkerPool> {
+  const pool = new WorkerPool(size);
+  await pool.load(
+    [
+      { module: KERNELS, export: 'checksum' },
+      { module: KERNELS, export: 'boom' },
+    ],
+    0,
+  );
+  return pool;
+}
+
+for (const entry of BACKENDS) {
+  const real = entry.mode === 'real';
+  runBackendConformance({
+    name: entry.name,
+    create: async ({ graph, platform, failing }) => {
+      const pool = real ? await poolOf(platform.workers.length) : undefined;
+      const store = new BufferStore();
+      for (let h = 0; h < graph.handleCount; h++) {
+        const words = graph.handleSize.data[h]! / 4;
+        store.addHandle(
+          2,
+          words,
+          Int32Array.from({ length: words }, (_, k) => initialWord(h, k)),
+        );
+      }
+      store.useNodes(platform.nodes.length, platform.homeNode);
+      const payloads = { kernel: new IntList(), argStart: new IntList(), args: new FloatList() };
+      payloads.argStart.push(0);
+      for (let t = 0; t < graph.taskCount; t++) {
+        payloads.kernel.push(failing.has(t) ? BOOM : CHECKSUM);
+        for (const a of checksumArgs(graph, t)) payloads.args.push(a);
+        payloads.argStart.push(payloads.args.length);
+      }
+      const backend = entry.create({
+        graph,
+        platform,
+        model: new PlatformModel(platform, graph),
+        seed: 1,
+        payloads,
+        store,
+        pool,
+        throttle: true,
+      });
+      return {
+        backend,
+        // As the Runtime runs a real backend: several tasks handed to each worker at once.
+        ...(real ? { engineOptions: { issueAhead: true, cpuPipeline: 4, gpuPipeline: 4 } } : {}),
+        ...(real
+          ? {
+              homeValues: () =>
+                Array.from(
+                  { length: graph.handleCount },
+                  (_, h) => new Int32Array((store.view(store.home[h]!) as Int32Array).slice()),
+                ),
+            }
+          : {}),
+        dispose: async () => {
+          await pool?.close();
+        },
+      };
+    },
+    // Real threads time their tasks on their own clocks (ms since the epoch): allow for skew.
+    ...(real ? { clockSlackS: 2e-3, runs: 4 } : {}),
+    ...(real
+      ? {}
+      : {
+          skip: [
+            {
+              reason:
+                'a simulated backend runs no kernel: it computes no values (the symbolic oracle checks its runs) and none of its tasks can fail',
+              tests: [
+                'final data computed by the kernels equal a sequential execution',
+                'a failed task is reported; exactly its dependents are cancelled',
+              ],
+            },
+          ],
+        }),
+  });
+}
