@@ -1,4 +1,5 @@
 /** Calibrated duration models in the engine and the runtime: sources, calibration spread, recording, export. */
+
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { calibrateBus } from '../src/exec/calibrate.ts';
 import { runWorkload } from '../src/exec/run-workload.ts';
 import { Runtime } from '../src/exec/runtime.ts';
 import { HistoryModel } from '../src/perf/history.ts';
+import { realMachineName } from '../src/perf/machine-name.ts';
 import { CalibratedModel, footprintOf, Source } from '../src/perf/model.ts';
 import { ModelStore, machineDir } from '../src/perf/store.ts';
 import { resolvePlatform } from '../src/platform/presets.ts';
@@ -154,7 +156,7 @@ describe('real runs and the model store', () => {
     try {
       const r = await runWorkload('cholesky', { tiles: 4, tileSize: 32, runtime: rt, check: true });
       assert.equal(r.residual, 0);
-      const h = new ModelStore(machineDir(dir, 'local')).loadHistory();
+      const h = new ModelStore(machineDir(dir, realMachineName('local'))).loadHistory();
       const count = (c: string) => h.entries(c).reduce((s, e) => s + e.count, 0);
       assert.deepEqual(['potrf', 'trsm', 'syrk', 'gemm'].map(count), [4, 6, 6, 4]);
       const e = h.entries('gemm')[0]!;
@@ -170,7 +172,10 @@ describe('real runs and the model store', () => {
     const rt = await Runtime.create({ cpus: 1, perfModelDir: dir, perfModels: 'off' });
     try {
       await runWorkload('cholesky', { tiles: 2, tileSize: 16, runtime: rt });
-      assert.deepEqual(new ModelStore(machineDir(dir, 'local')).loadHistory().codelets(), []);
+      assert.deepEqual(
+        new ModelStore(machineDir(dir, realMachineName('local'))).loadHistory().codelets(),
+        [],
+      );
     } finally {
       await rt.close();
     }
@@ -191,7 +196,7 @@ describe('real runs and the model store', () => {
       assert.ok(p.latency >= 0 && Number.isFinite(p.latency), `${p.latency}`);
     }
     const dir = tmp();
-    const store = new ModelStore(machineDir(dir, platform.name));
+    const store = new ModelStore(machineDir(dir, realMachineName(platform.name)));
     store.saveBus(platform.name, pairs);
     const n = 16;
     const bytes = n * n * 8;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { LocusError } from '../src/core/types.ts';
 import type { Sample } from '../src/perf/history.ts';
+import { realMachineName } from '../src/perf/machine-name.ts';
 import { ModelStore } from '../src/perf/store.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'locus-perfrel-'));
@@ -140,8 +141,8 @@ describe('locus run --mode real: the results come first', () => {
 
   test('a corrupt model file: a run warns once and goes on; export and calibrate refuse', () => {
     const dir = tmp();
-    mkdirSync(join(dir, 'local', 'codelets'), { recursive: true });
-    const file = join(dir, 'local', 'codelets', 'gemm.json');
+    mkdirSync(join(dir, realMachineName('local'), 'codelets'), { recursive: true });
+    const file = join(dir, realMachineName('local'), 'codelets', 'gemm.json');
     const bad = modelFile('gemm', { mean: 1e-3, m2: null });
     writeFileSync(file, bad);
     const env = { LOCUS_PERFMODEL_DIR: dir };
@@ -155,7 +156,10 @@ describe('locus run --mode real: the results come first', () => {
       /^locus: warning: perf model file .*gemm\.json has a bad field entries\[0\]\.m2 .*; its model is ignored$/,
     );
     assert.equal(readFileSync(file, 'utf8'), bad, 'the corrupt file is kept');
-    assert.ok(existsSync(join(dir, 'local', 'codelets', 'potrf.json')), 'the other codelets are saved');
+    assert.ok(
+      existsSync(join(dir, realMachineName('local'), 'codelets', 'potrf.json')),
+      'the other codelets are saved',
+    );
     for (const args of [
       ['platform', 'export'],
       ['calibrate', '--tile-size', '16', '--cpus', '1'],

@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
 import { APP_CODELETS, calibrate } from '../exec/calibrate.ts';
+import { realMachineName } from '../perf/machine-name.ts';
 import { ModelStore, machineDir } from '../perf/store.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { type FootprintRuleSpec, parsePlatformFile } from '../platform/schema.ts';
@@ -96,7 +97,7 @@ export function registerCalibrateCommands(program: Command): void {
         });
         process.stdout.write(
           `calibrated ${platform.name} (${platform.workers.length} workers): bus of ${r.bus.length} routes, ` +
-            `kernels at tile ${tileSizes.join(', ')} in ${r.runs} runs; models in ${machineDir(dir, platform.name)}\n`,
+            `kernels at tile ${tileSizes.join(', ')} in ${r.runs} runs; models in ${machineDir(dir, realMachineName(platform.name))}\n`,
         );
       } catch (e) {
         if (isInterrupted(e)) {
@@ -151,7 +152,7 @@ export function registerCalibrateCommands(program: Command): void {
  * at the slowest calibrated bandwidth is shared by all of them.
  */
 export function exportPlatform(platform: Platform, dir: string, tile: number): string {
-  const store = new ModelStore(machineDir(dir, platform.name));
+  const store = new ModelStore(machineDir(dir, realMachineName(platform.name)));
   const history = store.loadHistory();
   const bus = store.loadBus(platform.name)?.pairs ?? [];
   const file = JSON.parse(platformToJson(platform)) as {

@@ -13,6 +13,7 @@
  */
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
+import { realMachineName } from '../perf/machine-name.ts';
 import type { BusPair } from '../perf/model.ts';
 import { fitLinear } from '../perf/regression.ts';
 import { ModelStore, machineDir } from '../perf/store.ts';
@@ -97,7 +98,9 @@ export const APP_CODELETS = ['potrf', 'trsm', 'syrk', 'gemm', 'getrf'] as const;
 /** Calibrates the bus and the applications' codelets on this machine; returns a summary. */
 export async function calibrate(o: CalibrateOptions): Promise<{ bus: BusPair[]; runs: number }> {
   const log = o.log ?? (() => {});
-  const store = new ModelStore(machineDir(o.dir ?? ModelStore.defaultDir(), o.platform.name));
+  const store = new ModelStore(
+    machineDir(o.dir ?? ModelStore.defaultDir(), realMachineName(o.platform.name)),
+  );
   const minSamples = o.minSamples ?? 10;
   // Refuse a store this Locus cannot read before measuring anything (a run only warns).
   store.loadHistory();

@@ -9,6 +9,7 @@ import { type DurationModel, PlatformModel } from '../core/model.ts';
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
 import type { HistoryModel, Sample } from '../perf/history.ts';
+import { realMachineName } from '../perf/machine-name.ts';
 import { type BusPair, CalibratedModel } from '../perf/model.ts';
 import { ModelStore, machineDir } from '../perf/store.ts';
 
@@ -74,7 +75,7 @@ export class RuntimeModels {
   /** The models' folder, opened on first use. */
   private modelStore(options: ModelOptions): ModelStore {
     this.store ??= new ModelStore(
-      machineDir(options.perfModelDir ?? ModelStore.defaultDir(), this.platform.name),
+      machineDir(options.perfModelDir ?? ModelStore.defaultDir(), realMachineName(this.platform.name)),
     );
     return this.store;
   }
