@@ -220,12 +220,22 @@ async function main() {
   // 3. The hybrid example (issue 23), where it exists.
   const hybrid = join(root, 'examples/hybrid.mjs');
   if (existsSync(hybrid)) {
+    const size = quick ? [] : ['--tiles', '8', '--tile-size', '256', '--gpu-mem', '64MiB'];
     const r = await sh(
       process.execPath,
-      [hybrid, '--backend', 'webgpu', '--gpus', '2', '--cpus', '2', '--json'],
-      cfg.runLimitS,
+      [hybrid, '--backend', 'webgpu', '--gpus', '2', '--cpus', '2', ...size, '--json'],
+      Math.min(cfg.runLimitS, left(200)),
     );
-    report.hybrid = r.ok ? JSON.parse(r.stdout) : { error: r.error };
+    if (r.ok) {
+      const j = JSON.parse(r.stdout);
+      report.hybrid = { ...pick(j), residual: j.residual };
+      log(
+        `hybrid: ${j.tasks} tasks, residual ${j.residual}, ${report.hybrid.workers.map((w) => `${w.name} ${w.tasks}`).join(', ')}`,
+      );
+    } else {
+      report.hybrid = { error: r.error };
+      report.errors.push(`hybrid: ${r.error}`);
+    }
   } else report.hybrid = { skipped: 'examples/hybrid.mjs does not exist in this tree' };
   save();
 

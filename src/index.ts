@@ -40,6 +40,7 @@ export {
   type CodeletSpec,
   type Data,
   type DataArray,
+  type GpuImplementation,
   type Mode,
   Runtime,
   type RuntimeOptions,

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { noAdapter } from './helpers/webgpu.ts';
 
 // Real runs save their measurements as performance models: keep them out of ~/.locus.
 const env = { ...process.env, LOCUS_PERFMODEL_DIR: mkdtempSync(join(tmpdir(), 'locus-models-')) };
@@ -45,4 +46,57 @@ describe('examples/cholesky.ts', { timeout: 120_000 }, () => {
     assert.match(out, /^check skipped: a simulated run computes nothing$/m);
     assert.doesNotMatch(out, /L L\^T/);
   });
+});
+
+/** Runs examples/hybrid.mjs (plain JavaScript importing the package) with `args` and --json. */
+function runHybrid(...args: string[]) {
+  const r = spawnSync(process.execPath, ['examples/hybrid.mjs', ...args, '--json'], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    encoding: 'utf8',
+    env,
+    timeout: 120_000,
+  });
+  assert.equal(r.status, 0, `exit code ${r.status}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`);
+  return JSON.parse(r.stdout) as {
+    backend: string;
+    mode: string;
+    tasks: number;
+    residual: number | null;
+    adapter?: { software: boolean };
+    workers: { name: string; kind: string; tasks: number }[];
+  };
+}
+
+describe('examples/hybrid.mjs: one file, three backends', { timeout: 300_000 }, () => {
+  // 4 x 4 tiles: 64 GEMM tasks (JavaScript and WGSL implementations), 16 CPU-only reductions.
+  test('threads: the product and the norms equal the sequential ones', () => {
+    const r = runHybrid('--backend', 'threads', '--cpus', '2');
+    assert.equal(r.mode, 'real');
+    assert.equal(r.tasks, 80);
+    assert.ok(r.residual !== null && r.residual < 1e-5, `residual ${r.residual}`);
+    assert.equal(r.adapter, undefined);
+  });
+
+  test('simulated: the same tasks, on both kinds of worker, nothing computed', () => {
+    const r = runHybrid('--backend', 'simulated', '--cpus', '2', '--gpus', '2');
+    assert.equal(r.mode, 'simulated');
+    assert.equal(r.tasks, 80);
+    assert.equal(r.residual, null);
+  });
+
+  test(
+    'webgpu: GEMM tasks on the devices and the CPUs, reductions on the CPUs only',
+    noAdapter ? { skip: noAdapter } : {},
+    () => {
+      const r = runHybrid('--backend', 'webgpu', '--cpus', '2', '--gpus', '2');
+      assert.equal(r.mode, 'real');
+      assert.equal(r.tasks, 80);
+      assert.ok(r.residual !== null && r.residual < 1e-5, `residual ${r.residual}`);
+      assert.equal(typeof r.adapter?.software, 'boolean');
+      const by = (kind: string) => r.workers.filter((w) => w.kind === kind).reduce((s, w) => s + w.tasks, 0);
+      assert.ok(by('gpu') > 0, 'tasks ran on the GPUs');
+      assert.ok(by('cpu') >= 16, 'the 16 reductions ran on the CPUs');
+      assert.equal(by('gpu') + by('cpu'), 80);
+    },
+  );
 });

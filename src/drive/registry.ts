@@ -12,6 +12,9 @@ import type { BufferStore } from '../exec/buffers.ts';
 import type { WorkerPool } from '../exec/pool.ts';
 import { type TaskPayloads, ThreadBackend } from '../exec/thread-backend.ts';
 import { SimBackend } from '../sim/backend.ts';
+import type { LogicalDevice } from '../webgpu/device.ts';
+import { HybridBackend } from '../webgpu/hybrid-backend.ts';
+import type { WebGpuKernel } from '../webgpu/kernel.ts';
 import type { Backend } from './backend.ts';
 
 /** What a session gives the backend it opens. */
@@ -30,6 +33,15 @@ export interface BackendSetup {
   pool: WorkerPool | undefined;
   /** Hold copies to their route's speed (emulated device links). */
   throttle: boolean;
+  /**
+   * Real GPUs (the webgpu backend): the logical device of each GPU memory node, the WGSL of a
+   * task's codelet, and the CPU workers the pool's threads run (thread i: cpuWorkers[i]).
+   */
+  gpu?: {
+    devices: ReadonlyMap<number, LogicalDevice>;
+    kernelOf: (task: number) => WebGpuKernel | undefined;
+    cpuWorkers: readonly number[];
+  };
 }
 
 /** One registered backend. */
@@ -63,6 +75,25 @@ export const BACKENDS: readonly BackendEntry[] = [
         pool: s.pool,
         store: s.store,
         payloads: s.payloads,
+        throttle: s.throttle,
+      });
+    },
+  },
+  {
+    name: 'webgpu',
+    mode: 'real',
+    summary: 'CPU workers on worker threads, GPU workers on WebGPU devices (real GPUs, or lavapipe)',
+    create: (s) => {
+      if (s.pool === undefined || s.gpu === undefined)
+        throw new Error('the webgpu backend needs the runtime worker pool and its devices');
+      return new HybridBackend({
+        platform: s.platform,
+        pool: s.pool,
+        cpuWorkers: s.gpu.cpuWorkers,
+        store: s.store,
+        payloads: s.payloads,
+        devices: s.gpu.devices,
+        gpuKernelOf: s.gpu.kernelOf,
         throttle: s.throttle,
       });
     },

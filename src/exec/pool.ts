@@ -127,9 +127,13 @@ export class WorkerPool {
   private readonly loaded: KernelRef[] = [];
   private closed = false;
 
+  /** `size` threads: 0 for a machine whose every worker is a real GPU (the webgpu backend). */
   constructor(size: number) {
-    if (!Number.isInteger(size) || size < 1)
-      throw new LocusError('LOCUS_OPTION_INVALID', `worker threads must be at least 1 (got ${size})`);
+    if (!Number.isInteger(size) || size < 0)
+      throw new LocusError(
+        'LOCUS_OPTION_INVALID',
+        `worker threads must be a non-negative integer (got ${size})`,
+      );
     this.threads = Array.from({ length: size }, (_, i) => new WorkerThread(i));
   }
 

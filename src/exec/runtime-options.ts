@@ -37,9 +37,18 @@ export interface CodeletSpec {
    * simulations and overhead tests).
    */
   kernel?: { module: string | URL; export: string } | undefined;
+  /**
+   * The GPU implementation, run on WebGPU devices (`backend: 'webgpu'`): WGSL and how a task
+   * dispatches it (GpuImplementation). A codelet may have a CPU implementation, a GPU one, or
+   * both; each task runs only on workers whose kind has one.
+   */
+  gpu?: GpuImplementation | undefined;
   /** Flop count from the task's dims (for reports and the schedulers' estimates). */
   flops?: ((...dims: number[]) => number) | undefined;
-  /** Worker kinds that may run it (default both: emulated devices run the CPU kernel). */
+  /**
+   * Worker kinds that may run it. Default: where it has an implementation; on the threads
+   * backend, both kinds run the CPU kernel (GPUs are emulated devices there).
+   */
   kinds?: readonly WorkerKind[] | undefined;
   /**
    * Real mode: longest a task of this codelet may run, in seconds or as a duration string
@@ -47,6 +56,25 @@ export interface CodeletSpec {
    * its writes undone). Overrides RuntimeOptions.taskTimeLimit; submit's timeLimit overrides it.
    */
   timeLimit?: number | string | undefined;
+}
+
+/**
+ * A codelet's GPU implementation in WGSL. Its compute entry point is `main`; binding i of
+ * group 0 is the task's i-th datum, in access order (a storage buffer: `var<storage, read>`
+ * for R, `var<storage, read_write>` for W and RW), and binding n (n = the number of data) holds
+ * the parameters, as a `var<uniform>` of at most 4 words or a `var<storage, read>` array.
+ * WGSL has no float64: give float64 data to CPU implementations.
+ */
+export interface GpuImplementation {
+  /** The WGSL source (entry point `main`). */
+  wgsl: string;
+  /**
+   * Workgroups to dispatch for a task, from its data's sizes in bytes (access order) and its
+   * arguments: a count, or [x, y, z].
+   */
+  workgroups: (bytes: readonly number[], args: Float64Array) => number | readonly [number, number, number];
+  /** The parameter words (u32) at binding n; default: the task's args as float32 values. */
+  params?: ((bytes: readonly number[], args: Float64Array) => Uint32Array<ArrayBuffer>) | undefined;
 }
 
 /** A declared codelet. */
@@ -85,7 +113,15 @@ export interface SubmitOptions {
 
 /** How a Runtime runs. */
 export interface RuntimeOptions {
-  /** 'real' (default): worker threads run the kernels; 'simulated': the platform is simulated. */
+  /**
+   * Where tasks run: 'threads' (the default for real mode): CPU kernels on worker threads, GPUs
+   * as emulated device memories; 'webgpu': CPU kernels on worker threads and GPU workers on
+   * real WebGPU devices (one logical device per GPU of the platform, capped at its memory;
+   * needs the optional `webgpu` package and a driver); 'simulated': the platform simulated in
+   * virtual time, nothing runs (the same as mode 'simulated').
+   */
+  backend?: 'threads' | 'webgpu' | 'simulated' | undefined;
+  /** 'real' (default): the kernels run; 'simulated': the platform is simulated. */
   mode?: 'real' | 'simulated' | undefined;
   /** A preset name, a platform file path, or a Platform (default 'local': this machine). */
   platform?: string | Platform | undefined;

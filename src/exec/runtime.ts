@@ -19,24 +19,27 @@
  * with the argument checks each entry point owes its caller, and the pump that hands tasks to
  * the engine.
  */
+
 import { availableParallelism } from 'node:os';
 import { TaskGraph } from '../core/graph.ts';
 import { FloatList, growU8, IntList } from '../core/growable.ts';
 import type { Platform } from '../core/platform.ts';
 import type { EvictionPolicy, Scheduler } from '../core/policy.ts';
-import { AccessMode, LocusError } from '../core/types.ts';
+import { AccessMode, LocusError, type WorkerKind } from '../core/types.ts';
 import type { TaskFailure } from '../drive/driver.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parseDuration, parseSize } from '../platform/units.ts';
 import type { SchedulerOptions } from '../sched/index.ts';
 import { ChromeTrace } from '../trace/chrome.ts';
 import { buildReport, type RunReport } from '../trace/report.ts';
+import type { LogicalDevice } from '../webgpu/device.ts';
+import type { WebGpuKernel } from '../webgpu/kernel.ts';
 import { BufferStore } from './buffers.ts';
 import { TiledMatrix, type TypedMatrix } from './matrix.ts';
 import { WorkerPool } from './pool.ts';
 import { DTYPES, type DType, type KernelRef } from './protocol.ts';
 import { RuntimeModels } from './runtime-models.ts';
-import { openSession, type Session } from './session.ts';
+import { openSession, type Session, type SessionSetup } from './session.ts';
 
 export { withoutTaskEvents } from './session.ts';
 
@@ -45,6 +48,7 @@ import type {
   CodeletSpec,
   Data,
   DataArray,
+  GpuImplementation,
   Mode,
   RuntimeOptions,
   SubmitOptions,
@@ -136,24 +140,52 @@ export class Runtime {
   private fatal: Error | undefined;
   private pool: WorkerPool | undefined;
   private readonly models: RuntimeModels;
+  /** Which backend runs the tasks. */
+  private readonly backendName: 'threads' | 'webgpu' | 'simulated';
+  /** The webgpu backend's devices, WGSL kernels by codelet id, and CPU workers. */
+  private gpu: SessionSetup['gpu'];
+  private readonly gpuKernels: (WebGpuKernel | undefined)[] = [];
 
-  private constructor(options: RuntimeOptions, platform: Platform) {
+  private constructor(
+    options: RuntimeOptions,
+    platform: Platform,
+    backend: 'threads' | 'webgpu' | 'simulated',
+  ) {
     this.options = options;
     this.platform = platform;
-    this.mode = options.mode ?? 'real';
+    this.backendName = backend;
+    this.mode = backend === 'simulated' ? 'simulated' : 'real';
     this.models = new RuntimeModels(platform, this.mode === 'real', (m) => this.warn(m));
     this.taskTimeLimit = timeLimitOf(options.taskTimeLimit, 'taskTimeLimit') ?? 0;
     this.payloads.argStart.push(0);
     this.acquireCodelet = this.graph.addCodelet({ name: 'acquire', kinds: ['cpu'] });
   }
 
-  /** Creates a runtime; in real mode, starts one worker thread per platform worker. */
+  /**
+   * Creates a runtime on the backend `options.backend` names: worker threads ('threads', the
+   * default), worker threads and WebGPU devices ('webgpu'), or the simulator ('simulated').
+   * A real runtime starts one worker thread per CPU worker (per worker on 'threads', whose GPUs
+   * are emulated) and, on 'webgpu', one logical device per GPU memory node.
+   */
   static async create(options: RuntimeOptions = {}): Promise<Runtime> {
-    const mode = options.mode ?? 'real';
+    const mode = options.mode ?? (options.backend === 'simulated' ? 'simulated' : 'real');
     if (mode !== 'real' && mode !== 'simulated') {
       throw new LocusError(
         'LOCUS_OPTION_INVALID',
         `mode must be 'real' or 'simulated' (got '${String(mode)}')`,
+      );
+    }
+    const backend = options.backend ?? (mode === 'simulated' ? 'simulated' : 'threads');
+    if (backend !== 'threads' && backend !== 'webgpu' && backend !== 'simulated') {
+      throw new LocusError(
+        'LOCUS_OPTION_INVALID',
+        `backend must be 'threads', 'webgpu' or 'simulated' (got '${String(backend)}')`,
+      );
+    }
+    if ((backend === 'simulated') !== (mode === 'simulated')) {
+      throw new LocusError(
+        'LOCUS_OPTION_CONFLICT',
+        `mode '${mode}' and backend '${backend}' disagree: a simulated runtime has backend 'simulated' (give one of the two)`,
       );
     }
     const gpuMem = typeof options.gpuMemory === 'string' ? parseSize(options.gpuMemory) : options.gpuMemory;
@@ -165,7 +197,8 @@ export class Runtime {
             gpus: options.gpus,
             gpuMem,
           });
-    const rt = new Runtime(options, platform);
+    // The options as the sessions read them: the mode the backend implies.
+    const rt = new Runtime({ ...options, mode, backend }, platform, backend);
     if (mode === 'real') {
       if (platform.workers.length > 256) {
         throw new LocusError(
@@ -173,10 +206,32 @@ export class Runtime {
           `platform ${platform.name} has ${platform.workers.length} workers: a real run starts one thread each (at most 256); use a platform with fewer workers`,
         );
       }
-      rt.pool = new WorkerPool(platform.workers.length);
+      if (backend === 'webgpu') await rt.openDevices();
+      rt.pool = new WorkerPool(rt.gpu ? rt.gpu.cpuWorkers.length : platform.workers.length);
     }
     options.signal?.addEventListener('abort', () => rt.abort(), { once: true });
     return rt;
+  }
+
+  /** The webgpu backend: a logical device per GPU memory node, capped at its memory. */
+  private async openDevices(): Promise<void> {
+    const { createLogicalDevice } = await import('../webgpu/device.ts');
+    const p = this.platform;
+    const devices = new Map<number, LogicalDevice>();
+    try {
+      for (const [n, node] of p.nodes.entries())
+        if (node.kind === 'gpu') devices.set(n, await createLogicalDevice(node.name, node.capacity));
+    } catch (e) {
+      for (const d of devices.values()) d.dispose();
+      throw e;
+    }
+    const cpuWorkers = p.workers.flatMap((w, i) => (p.nodes[w.node]!.kind === 'gpu' ? [] : [i]));
+    const codeletOf = this.graph.taskCodelet;
+    this.gpu = {
+      devices,
+      cpuWorkers,
+      kernelOf: (task) => this.gpuKernels[codeletOf.data[task]!],
+    };
   }
 
   // ---------------------------------------------------------------- data
@@ -285,14 +340,50 @@ export class Runtime {
       kernel = this.kernels.findIndex((k) => k.module === module && k.export === spec.kernel!.export);
       if (kernel < 0) kernel = this.kernels.push({ module, export: spec.kernel.export }) - 1;
     }
-    const kinds = spec.kinds ?? ['cpu', 'gpu'];
+    const gpu = spec.gpu === undefined ? undefined : gpuKernelOf(spec.name, spec.gpu);
+    const kinds = this.codeletKinds(spec);
     const limit = timeLimitOf(spec.timeLimit, `codelet ${spec.name}: timeLimit`);
     const gid = this.graph.addCodelet({ name: spec.name, kinds, flops: spec.flops });
+    this.gpuKernels[gid] = gpu;
     this.codelets[gid] = { spec, kernel };
     this.codeletLimit[gid] = limit;
     const c: Codelet = Object.freeze({ id: gid, name: spec.name });
     owners.set(c, this);
     return c;
+  }
+
+  /**
+   * The worker kinds a codelet runs on: its own `kinds`, else where it has an implementation
+   * (the threads backend runs CPU kernels on its emulated GPUs too). Refused in one line when
+   * no worker of the machine can run it.
+   */
+  private codeletKinds(spec: CodeletSpec): readonly WorkerKind[] {
+    const name = spec.name;
+    if (this.backendName === 'threads' && spec.gpu !== undefined && spec.kernel === undefined) {
+      throw new LocusError(
+        'LOCUS_GRAPH_INVALID',
+        `codelet ${name} has only a GPU implementation (WGSL), which the threads backend cannot run: give it a CPU kernel, or create the runtime with backend: 'webgpu'`,
+      );
+    }
+    let kinds: readonly WorkerKind[];
+    if (spec.kinds !== undefined) kinds = spec.kinds;
+    else if (spec.gpu === undefined || this.backendName === 'threads') kinds = ['cpu', 'gpu'];
+    else kinds = spec.kernel === undefined ? ['gpu'] : ['cpu', 'gpu'];
+    if (
+      this.backendName === 'webgpu' &&
+      spec.kernel !== undefined &&
+      spec.gpu === undefined &&
+      spec.kinds === undefined
+    )
+      kinds = ['cpu'];
+    const here = new Set(this.platform.workers.map((w) => w.kind));
+    if (!kinds.some((k) => here.has(k))) {
+      throw new LocusError(
+        'LOCUS_GRAPH_INVALID',
+        `codelet ${name} runs on ${kinds.join(' or ')} workers, and this machine has ${[...here].join(' and ')} workers only: give it an implementation for them, or use a platform with ${kinds.join(' or ')} workers`,
+      );
+    }
+    return kinds;
   }
 
   /** Submits a task; it runs as soon as its data allow, while the application goes on. */
@@ -593,6 +684,7 @@ export class Runtime {
     } finally {
       this.closed = true;
       await this.pool?.close();
+      for (const d of this.gpu?.devices.values() ?? []) d.dispose();
     }
   }
 
@@ -697,6 +789,7 @@ export class Runtime {
         return this.trace;
       },
       from,
+      ...(this.gpu ? { gpu: this.gpu } : {}),
       hooks: {
         ended: (task, error) => this.ended(task, error === undefined ? FINISHED : FAILED),
         cancelled: (task) => {
@@ -813,7 +906,8 @@ export class Runtime {
   private report(): RunReport {
     if (!this.session) this.openSession();
     const s = this.session!;
-    return buildReport(s.engine, s.stats, {
+    const adapter = this.gpu?.devices.values().next().value?.adapter;
+    const report = buildReport(s.engine, s.stats, {
       mode: this.mode,
       workload: `${s.engine.submittedTasks - this.sessionFrom} tasks`,
       seed: this.options.seed ?? 1,
@@ -821,6 +915,7 @@ export class Runtime {
       endS: s.backend.now(),
       wallS: (performance.now() - s.wall0) / 1000,
     });
+    return adapter === undefined ? report : { ...report, adapter };
   }
 
   /** Saves the measurements recorded since the last save into the model store. */
@@ -890,3 +985,36 @@ function bytesOf(d: DType): number {
 }
 
 export type { EvictionPolicy, TypedMatrix };
+
+/**
+ * The WebGPU backend's kernel of a codelet's GPU implementation, checked at declaration: WGSL
+ * source, workgroups (a count or [x, y, z]) and parameter words (the args as float32 values
+ * by default).
+ */
+function gpuKernelOf(name: string, g: GpuImplementation): WebGpuKernel {
+  if (typeof g !== 'object' || g === null || typeof g.wgsl !== 'string' || g.wgsl.trim() === '')
+    throw new LocusError('LOCUS_GRAPH_INVALID', `codelet ${name}: gpu.wgsl must be WGSL source text`);
+  if (typeof g.workgroups !== 'function')
+    throw new LocusError(
+      'LOCUS_GRAPH_INVALID',
+      `codelet ${name}: gpu.workgroups must be a function (bytes, args) => count or [x, y, z]`,
+    );
+  if (g.params !== undefined && typeof g.params !== 'function')
+    throw new LocusError(
+      'LOCUS_GRAPH_INVALID',
+      `codelet ${name}: gpu.params must be a function (bytes, args) => Uint32Array`,
+    );
+  const wgsl = g.wgsl;
+  const workgroups = g.workgroups;
+  return {
+    name,
+    gpu: {
+      source: () => wgsl,
+      workgroups: (bytes, args) => {
+        const w = workgroups(bytes, args);
+        return typeof w === 'number' ? [w, 1, 1] : w;
+      },
+      params: g.params ?? ((_bytes, args) => new Uint32Array(Float32Array.from(args).buffer)),
+    },
+  };
+}

@@ -12,7 +12,7 @@ import type { DurationModel } from '../core/model.ts';
 import type { Platform } from '../core/platform.ts';
 import type { Backend } from '../drive/backend.ts';
 import { Driver, type DriverHooks } from '../drive/driver.ts';
-import { backendEntry } from '../drive/registry.ts';
+import { type BackendSetup, backendEntry } from '../drive/registry.ts';
 import { createEviction } from '../evict/index.ts';
 import { SampleRecorder } from '../perf/recorder.ts';
 import { createScheduler } from '../sched/index.ts';
@@ -51,6 +51,8 @@ export interface SessionSetup {
   trace: (engine: Engine) => ChromeTrace | undefined;
   /** Tasks before it ran on earlier engines. */
   from: number;
+  /** Real GPUs (the webgpu backend): see BackendSetup.gpu. */
+  gpu?: BackendSetup['gpu'];
   hooks: DriverHooks;
 }
 
@@ -86,7 +88,7 @@ export function openSession(setup: SessionSetup): Session {
   const observers: EngineObserver[] = [stats];
   if (recorder) observers.push(recorder);
   if (trace) observers.push(trace);
-  const backend = backendEntry(real ? 'threads' : 'simulated').create({
+  const backend = backendEntry(real ? (setup.gpu ? 'webgpu' : 'threads') : 'simulated').create({
     graph,
     platform,
     model,
@@ -95,6 +97,7 @@ export function openSession(setup: SessionSetup): Session {
     store: setup.store,
     pool: setup.pool,
     throttle: options.throttle ?? false,
+    ...(setup.gpu ? { gpu: setup.gpu } : {}),
   });
   // A real backend's driver reports task times itself (the engine hands tasks out ahead).
   for (const ob of observers) engine.observe(real ? withoutTaskEvents(ob) : ob);

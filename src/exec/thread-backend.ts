@@ -69,6 +69,18 @@ export interface ThreadBackendOptions {
   payloads: TaskPayloads;
   /** Hold each copy back to its route's latency + bytes / bandwidth (emulated device links). */
   throttle?: boolean;
+  /**
+   * The platform workers this backend runs tasks for, thread i running workers[i] (default:
+   * every worker, in order). A composite backend (src/drive/hybrid-backend.ts) gives the CPU
+   * workers here and the GPUs to another backend.
+   */
+  workers?: readonly number[];
+  /**
+   * Whether wait() may block the main thread on the bell for a moment (default true: the
+   * fastest wake-up). A composite whose other part completes through promises needs the event
+   * loop free: false.
+   */
+  blocking?: boolean;
 }
 
 /** Int32 words of a worker's task ring: room for a full pipeline of the largest records. */
@@ -139,6 +151,10 @@ export class ThreadBackend implements Backend {
   private running = false;
   private readonly stopped: (() => void)[] = [];
   private seen = 0;
+  /** The platform worker of each thread, and the thread of each worker (-1: not this backend's). */
+  private readonly workerOf: readonly number[];
+  private readonly threadOf: Int32Array;
+  private readonly blocking: boolean;
 
   constructor(o: ThreadBackendOptions) {
     this.p = o.platform;
@@ -146,16 +162,20 @@ export class ThreadBackend implements Backend {
     this.store = o.store;
     this.payloads = o.payloads;
     this.throttle = o.throttle ?? false;
-    const nw = this.p.workers.length;
+    this.blocking = o.blocking ?? true;
+    this.workerOf = o.workers ?? this.p.workers.map((_, w) => w);
+    this.threadOf = new Int32Array(this.p.workers.length).fill(-1);
+    this.workerOf.forEach((w, t) => {
+      this.threadOf[w] = t;
+    });
+    const nw = this.workerOf.length;
     if (this.pool.threads.length !== nw) {
-      throw new Error(`the pool has ${this.pool.threads.length} threads for ${nw} platform workers`);
+      throw new Error(`the pool has ${this.pool.threads.length} threads for ${nw} workers`);
     }
-    this.rings = this.p.workers.map(() => Ring.create(TASK_RING_WORDS));
-    this.done = this.p.workers.map(() => Ring.create(1 << 12));
+    this.rings = this.workerOf.map(() => Ring.create(TASK_RING_WORDS));
+    this.done = this.workerOf.map(() => Ring.create(1 << 12));
     this.bell = new Int32Array(new SharedArrayBuffer(8));
-    this.current = this.p.workers.map(() =>
-      new Int32Array(new SharedArrayBuffer(CURRENT_WORDS * 4)).fill(-1),
-    );
+    this.current = this.workerOf.map(() => new Int32Array(new SharedArrayBuffer(CURRENT_WORDS * 4)).fill(-1));
     this.t0 = performance.now();
     this.epoch0 = performance.timeOrigin + this.t0;
     const nn = this.p.nodes.length;
@@ -249,7 +269,9 @@ export class ThreadBackend implements Backend {
   run(task: number, worker: number): void {
     const g = this.engine.graph;
     const node = this.p.workers[worker]!.node;
-    const thread = this.pool.threads[worker]!;
+    const th = this.threadOf[worker]!;
+    if (th < 0) throw new Error(`worker ${this.p.workers[worker]!.name} has no thread in this backend`);
+    const thread = this.pool.threads[th]!;
     const store = this.store;
     const pl = this.payloads;
     const a0 = g.accessStart.data[task]!;
@@ -273,7 +295,7 @@ export class ThreadBackend implements Backend {
     }
     // Before the push: the thread may start the task at once.
     if (limited) this.snapshot(task, node);
-    if (!this.rings[worker]!.push(rec)) throw new Error(`worker ${worker}'s ring is full`);
+    if (!this.rings[th]!.push(rec)) throw new Error(`worker ${worker}'s ring is full`);
   }
 
   /**
@@ -311,7 +333,7 @@ export class ThreadBackend implements Backend {
         if (deadline < next) next = deadline;
         continue;
       }
-      const name = this.p.workers[w]!.name;
+      const name = this.p.workers[this.workerOf[w]!]!.name;
       this.killing[w] = {
         task,
         startS: deadline - limits[task]!,
@@ -381,7 +403,7 @@ export class ThreadBackend implements Backend {
         ring.advance(COMPLETION_WORDS);
         if (this.limited) this.snapshots.delete(task);
         const error = status === Status.FAILED ? this.pool.threads[w]!.takeFailure(task) : undefined;
-        sink.taskEnded(task, w, start, end, error);
+        sink.taskEnded(task, this.workerOf[w]!, start, end, error);
         delivered++;
         delivered += this.deliverCopies(sink);
       }
@@ -434,14 +456,14 @@ export class ThreadBackend implements Backend {
         this.snapshots.delete(task);
       }
       const t = this.now();
-      const name = this.p.workers[d.w]!.name;
+      const name = this.p.workers[this.workerOf[d.w]!]!.name;
       const message =
         killed === undefined
           ? `worker ${name} exited with code ${d.code} while running it`
           : killed.task === task
             ? killed.message
             : `worker ${name} was terminated while running it: the task before it, ${this.engine.graph.taskLabel(killed.task)}, ran past its time limit`;
-      sink.taskEnded(task, d.w, killed?.task === task ? killed.startS : t, t, message);
+      sink.taskEnded(task, this.workerOf[d.w]!, killed?.task === task ? killed.startS : t, t, message);
       delivered++;
     }
     const previous = this.replacing ?? Promise.resolve();
@@ -485,6 +507,7 @@ export class ThreadBackend implements Backend {
     // Wake up for the next time limit too (a spinning kernel rings no bell).
     if (this.limited && this.nextDeadline !== Number.POSITIVE_INFINITY)
       wait = Math.min(wait, Math.max(0, (this.nextDeadline - this.now()) * 1000) + 1);
+    if (!this.blocking) return this.waitBellAsync(seen, wait);
     Atomics.store(bell, BELL_SLEEP, 1);
     // Block first: a worker's completion wakes this thread at once. The driver yields to the
     // event loop every few ms of activity, so other events are delayed by BLOCK_MS at most.
@@ -498,11 +521,13 @@ export class ThreadBackend implements Backend {
   /** Waits through the event loop for the bell to ring, or `wait` ms. */
   private async waitBellAsync(seen: number, wait: number): Promise<void> {
     const bell = this.bell;
+    Atomics.store(bell, BELL_SLEEP, 1);
     if (Atomics.load(bell, BELL_COUNT) === seen) {
       const r = waitAsync(bell, BELL_COUNT, seen, wait);
       if (r.async) await r.value;
     }
-    Atomics.store(bell, BELL_SLEEP, 0);
+    // Without blocking, waits may overlap (a composite races them): the workers keep ringing.
+    if (this.blocking) Atomics.store(bell, BELL_SLEEP, 0);
   }
 }
 

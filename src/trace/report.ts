@@ -42,6 +42,17 @@ export interface LinkReport {
 /** Everything a run reports. */
 export interface RunReport {
   mode: 'simulated' | 'real';
+  /**
+   * The WebGPU adapter that ran the GPU tasks (a Runtime on the webgpu backend, `locus run
+   * --backend webgpu`), so that a software adapter's figures are never taken for a GPU's.
+   */
+  adapter?: {
+    vendor: string;
+    architecture: string;
+    device: string;
+    description: string;
+    software: boolean;
+  };
   platform: string;
   workload: string;
   scheduler: string;

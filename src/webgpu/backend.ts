@@ -31,10 +31,23 @@ export interface WebGpuBackendOptions {
   devices: ReadonlyMap<number, LogicalDevice>;
   /** Kernels by id (TaskPayloads.kernel). */
   kernels: readonly WebGpuKernel[];
+  /**
+   * The kernel of a task, when it is not `kernels[payloads.kernel[task]]` (a Runtime's codelets
+   * carry their WGSL per codelet).
+   */
+  kernelOf?: (task: number) => WebGpuKernel | undefined;
   /** Kernel ids and arguments of the tasks. */
   payloads: TaskPayloads;
   /** Each handle's home replica, with its initial content (bytes = the handle's size). */
   initial: readonly ArrayBuffer[];
+  /**
+   * Where host replicas live instead of the backend's own buffers: the bytes of handle h's
+   * replica on host node `node` (a Runtime's buffer store, shared with its worker threads).
+   * Uploads copy shared memory into a plain buffer first (Dawn refuses SharedArrayBuffers).
+   */
+  hostBytes?: (h: number, node: number) => Uint8Array;
+  /** Called when an event is queued (a composite wakes its other part's wait). */
+  onEvent?: () => void;
   /**
    * Hold each copy's completion back to its route's latency + bytes / bandwidth, copies on a
    * route one after another (an emulated link: lavapipe's device memory is host memory).
@@ -53,6 +66,9 @@ export class WebGpuBackend implements Backend {
   private readonly p: Platform;
   private readonly devices: ReadonlyMap<number, LogicalDevice>;
   private readonly kernels: readonly WebGpuKernel[];
+  private readonly kernelOf: ((task: number) => WebGpuKernel | undefined) | undefined;
+  private readonly hostBytes: ((h: number, node: number) => Uint8Array) | undefined;
+  private readonly onEvent: (() => void) | undefined;
   private readonly payloads: TaskPayloads;
   private readonly nn: number;
   private readonly host = new Map<number, ArrayBuffer>();
@@ -77,6 +93,9 @@ export class WebGpuBackend implements Backend {
     this.p = o.platform;
     this.devices = o.devices;
     this.kernels = o.kernels;
+    this.kernelOf = o.kernelOf;
+    this.hostBytes = o.hostBytes;
+    this.onEvent = o.onEvent;
     this.payloads = o.payloads;
     this.nn = o.platform.nodes.length;
     this.throttle = o.throttle ?? false;
@@ -138,6 +157,7 @@ export class WebGpuBackend implements Backend {
 
   private push(e: Event): void {
     this.events.push(e);
+    this.onEvent?.();
     const w = this.wake;
     this.wake = undefined;
     w?.();
@@ -152,6 +172,11 @@ export class WebGpuBackend implements Backend {
 
   private size(h: number): number {
     return this.engine.graph.handleSize.data[h]!;
+  }
+
+  /** The bytes of `h`'s replica on host node `node`: the store's, or the backend's own. */
+  private hostView(h: number, node: number): Uint8Array {
+    return this.hostBytes ? this.hostBytes(h, node) : new Uint8Array(this.hostReplica(h, node));
   }
 
   /** The host replica of `h` on host node `node` (made on first use). */
@@ -192,7 +217,7 @@ export class WebGpuBackend implements Backend {
     for (let a = g.accessStart.data[task]!; a < g.accessStart.data[task + 1]!; a++)
       handles.push(g.accessHandle.data[a]!);
     const issued = this.now();
-    const kernel = kid >= 0 ? this.kernels[kid] : undefined;
+    const kernel = this.kernelOf ? this.kernelOf(task) : kid >= 0 ? this.kernels[kid] : undefined;
     if (this.p.nodes[node]!.kind === 'host') {
       const done = new Promise<string | undefined>((resolve) =>
         setImmediate(() => {
@@ -281,18 +306,18 @@ export class WebGpuBackend implements Backend {
       );
     if (srcHost && dstHost) {
       this.copies.h2h++;
-      new Uint8Array(this.hostReplica(h, dst)).set(new Uint8Array(this.hostReplica(h, src)));
+      this.hostView(h, dst).set(this.hostView(h, src));
       void done(new Promise((r) => setImmediate(r)));
     } else if (srcHost) {
       this.copies.h2d++;
-      void done(this.upload(h, dst, this.hostReplica(h, src)));
+      void done(this.upload(h, dst, this.hostView(h, src)));
     } else if (dstHost) {
       this.copies.d2h++;
-      const into = this.hostReplica(h, dst);
-      void done(this.download(h, src).then((b) => new Uint8Array(into).set(new Uint8Array(b))));
+      const into = this.hostView(h, dst);
+      void done(this.download(h, src).then((b) => into.set(new Uint8Array(b, 0, into.byteLength))));
     } else {
       this.copies.d2d++;
-      void done(this.download(h, src).then((b) => this.upload(h, dst, b)));
+      void done(this.download(h, src).then((b) => this.upload(h, dst, new Uint8Array(b))));
     }
   }
 
@@ -318,11 +343,18 @@ export class WebGpuBackend implements Backend {
   }
 
   /** Writes `bytes` into the replica of `h` on GPU node `node`; settles when it is there. */
-  private upload(h: number, node: number, bytes: ArrayBuffer): Promise<void> {
+  private upload(h: number, node: number, view: Uint8Array): Promise<void> {
     const dev = this.device(node);
     if (dev.lost !== undefined) return Promise.reject(new Error(dev.lost));
     const buf = this.gpuReplica(h, node);
-    dev.device.queue.writeBuffer(buf, 0, bytes, 0, buf.size);
+    // A whole number of words from a plain buffer: Dawn takes no SharedArrayBuffer (it crashes
+    // on one), and copies whole words.
+    let bytes = view;
+    if (view.buffer instanceof SharedArrayBuffer || view.byteLength < buf.size) {
+      bytes = new Uint8Array(buf.size);
+      bytes.set(view.subarray(0, Math.min(view.byteLength, buf.size)));
+    }
+    dev.device.queue.writeBuffer(buf, 0, bytes.buffer, bytes.byteOffset, buf.size);
     return dev.device.queue.onSubmittedWorkDone();
   }
 

@@ -5,18 +5,34 @@
  * must fail) on int32 data in shared memory, their copies held to their link's speed
  * (throttled) so that they complete while other events happen, as a device link's would.
  * The simulator runs no kernel: the cases that need computed values or failing kernels are
- * skipped for it, with the reason. (WebGPU has its own file: its devices are made apart.)
+ * skipped for it, with the reason. The webgpu entry (worker threads for the CPUs, WebGPU
+ * devices for the GPUs) runs the checksum in WGSL on its devices, and a kernel whose WGSL does
+ * not compile for the tasks that must fail; every case is skipped, with the reason, where no
+ * WebGPU adapter is found. (The WebGPU backend alone has its own file.)
  */
 import { FloatList, IntList } from '../../src/core/growable.ts';
 import { PlatformModel } from '../../src/core/model.ts';
 import { BACKENDS } from '../../src/drive/registry.ts';
 import { BufferStore } from '../../src/exec/buffers.ts';
 import { WorkerPool } from '../../src/exec/pool.ts';
-import { checksumArgs, initialWord, runBackendConformance } from '../conformance/backend.ts';
+import { checksumWgsl } from '../../src/webgpu/checksum.ts';
+import type { WebGpuKernel } from '../../src/webgpu/kernel.ts';
+import { BACKEND_CASES, checksumArgs, initialWord, runBackendConformance } from '../conformance/backend.ts';
+import { devicesFor, noAdapter } from '../helpers/webgpu.ts';
 
 const KERNELS = new URL('../helpers/kernels.ts', import.meta.url).href;
 const CHECKSUM = 0;
 const BOOM = 1;
+/** The checksum in WGSL, and a kernel whose WGSL does not compile (a real validation error). */
+const WGSL_CHECKSUM: WebGpuKernel = { name: 'checksum', gpu: checksumWgsl };
+const WGSL_BOOM: WebGpuKernel = {
+  name: 'boom',
+  gpu: {
+    source: () => '@compute @workgroup_size(1) fn main() { let x = kaboom; }',
+    workgroups: () => [1, 1, 1],
+    params: () => new Uint32Array(1),
+  },
+};
 
 /**
  * A fresh pool per run: a thread caches the buffers it was told about by id, and each run
@@ -36,10 +52,15 @@ async function poolOf(size: number): Promise<WorkerPool> {
 
 for (const entry of BACKENDS) {
   const real = entry.mode === 'real';
+  const gpus = entry.name === 'webgpu';
   runBackendConformance({
     name: entry.name,
     create: async ({ graph, platform, failing }) => {
-      const pool = real ? await poolOf(platform.workers.length) : undefined;
+      const cpuWorkers = platform.workers.flatMap((w, i) =>
+        gpus && platform.nodes[w.node]!.kind === 'gpu' ? [] : [i],
+      );
+      const pool = real ? await poolOf(cpuWorkers.length) : undefined;
+      const devices = gpus ? await devicesFor(platform) : undefined;
       const store = new BufferStore();
       for (let h = 0; h < graph.handleCount; h++) {
         const words = graph.handleSize.data[h]! / 4;
@@ -66,6 +87,15 @@ for (const entry of BACKENDS) {
         store,
         pool,
         throttle: true,
+        ...(devices
+          ? {
+              gpu: {
+                devices,
+                cpuWorkers,
+                kernelOf: (t: number) => (failing.has(t) ? WGSL_BOOM : WGSL_CHECKSUM),
+              },
+            }
+          : {}),
       });
       return {
         backend,
@@ -82,11 +112,13 @@ for (const entry of BACKENDS) {
           : {}),
         dispose: async () => {
           await pool?.close();
+          for (const d of devices?.values() ?? []) d.dispose();
         },
       };
     },
     // Real threads time their tasks on their own clocks (ms since the epoch): allow for skew.
     ...(real ? { clockSlackS: 2e-3, runs: 4 } : {}),
+    ...(gpus && noAdapter !== undefined ? { skip: [{ reason: noAdapter, tests: [...BACKEND_CASES] }] } : {}),
     ...(real
       ? {}
       : {
