@@ -46,6 +46,12 @@ describe('scripts/device-check.sh --quick', { timeout: 300_000, ...skip }, () =>
     for (const row of j.fig2.real.filter((x: { tiles: number }) => x.tiles === 6))
       assert.ok(row.evictions > 0);
     assert.match(j.calibration.platform.description, /WebGPU calibration/);
+    // examples/hybrid.mjs on 2 logical GPUs and 2 CPU threads: right, and on both kinds.
+    assert.ok(j.hybrid.residual < 1e-4, `hybrid residual ${j.hybrid.residual}`);
+    assert.deepEqual([...new Set(j.hybrid.workers.map((w: { kind: string }) => w.kind))].sort(), [
+      'cpu',
+      'gpu',
+    ]);
   });
 
   test('a bad --budget is one line, exit code 2', () => {
