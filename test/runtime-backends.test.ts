@@ -86,7 +86,7 @@ describe('Runtime.create({ backend })', () => {
     const rt = await Runtime.create({ backend: 'simulated', cpus: 1, gpus: 1, perfModels: 'off' });
     assert.throws(
       () => rt.codelet({ name: 'a', gpu: { wgsl: ' ', workgroups: () => 1 } }),
-      invalid('LOCUS_GRAPH_INVALID', /^codelet a: gpu\.wgsl must be WGSL source text$/),
+      invalid('LOCUS_GRAPH_INVALID', /^codelet a: gpu\.wgsl must be WGSL source text \(or a function/),
     );
     assert.throws(
       () => rt.codelet({ name: 'b', gpu: { wgsl: SCALE_WGSL, workgroups: 4 as never } }),

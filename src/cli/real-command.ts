@@ -10,6 +10,7 @@ import type { ClusterSummary } from '../cluster/run-cluster.ts';
 import { LocusError } from '../core/types.ts';
 import { REAL_WORKLOAD_NAMES, type RealRunResult, runWorkload } from '../exec/run-workload.ts';
 import { TaskFailedError } from '../exec/runtime.ts';
+import { GPU_ONLY_WORKLOADS } from '../exec/workload-checks.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parsePolicySpec } from '../report/policy-spec.ts';
 import { isInterrupted } from './errors.ts';
@@ -44,7 +45,7 @@ const SIM_ONLY: [keyof RunOptions, string][] = [
 /** Runs the application; resolves with the exit code. */
 export async function realRunCommand(o: RunOptions): Promise<number> {
   // matmul2d and the stencil run for real on WebGPU only (their kernels have WGSL), reading --inner and --iterations.
-  const gpuOnly = o.backend === 'webgpu' && (o.workload === 'matmul2d' || o.workload === 'stencil');
+  const gpuOnly = o.backend === 'webgpu' && GPU_ONLY_WORKLOADS.includes(o.workload);
   if (!gpuOnly && !REAL_WORKLOAD_NAMES.includes(o.workload)) {
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',

@@ -14,7 +14,12 @@ import { WORKLOADS } from '../workloads/index.ts';
 import type { Runtime, RuntimeOptions } from './runtime.ts';
 import { RuntimeSubmitter } from './runtime-submitter.ts';
 import { SequentialSubmitter } from './sequential-submitter.ts';
-import { BACKWARD_ERROR_MAX_N, type DataByName, REAL_WORKLOADS } from './workload-checks.ts';
+import {
+  BACKWARD_ERROR_MAX_N,
+  type DataByName,
+  GPU_ONLY_WORKLOADS,
+  REAL_WORKLOADS,
+} from './workload-checks.ts';
 
 /** Most bytes of data a real run declares (three 8192 x 8192 float64 matrices). */
 export const REAL_MAX_BYTES = 3 * 2 ** 30;
@@ -23,6 +28,8 @@ export const REAL_MAX_BYTES = 3 * 2 ** 30;
 export interface RealRunOptions extends RuntimeOptions {
   /** Tiles per matrix edge (row blocks of jacobi). */
   tiles: number;
+  /** matmul2d's inner dimension, the stencil's grid depth (the generators' defaults when absent). */
+  inner?: number | undefined;
   /** Tile edge. */
   tileSize: number;
   /** Element type (default double). */
@@ -72,20 +79,36 @@ export function realInstance(name: string, o: RealRunOptions) {
     iterations: o.iterations,
     dataSeed: o.dataSeed,
     hints: o.hints,
+    ...(o.inner !== undefined ? { inner: o.inner } : {}),
+    // A checked matmul2d keeps its C blocks (discarded ones never come home to compare).
+    ...(name === 'matmul2d' && o.check ? { keepOutputs: true } : {}),
   });
   return { generator, instance, workload: `${name} ${instance.description}` };
 }
 
-/** Runs workload `name` for real; throws LocusError for a workload without kernels or bad sizes. */
+/**
+ * Runs workload `name` for real, through the library Runtime: on worker threads, or with
+ * `backend: 'webgpu'` on worker threads and WebGPU devices, its codelets then carrying the
+ * tile kernels' WGSL (src/webgpu/tile-kernels.ts). Throws LocusError for a workload without
+ * kernels or bad sizes.
+ */
 export async function runWorkload(name: string, o: RealRunOptions): Promise<RealRunResult> {
-  const real = Object.hasOwn(REAL_WORKLOADS, name) ? REAL_WORKLOADS[name] : undefined;
+  const webgpu = o.backend === 'webgpu';
+  const real = Object.hasOwn(REAL_WORKLOADS, name)
+    ? REAL_WORKLOADS[name]
+    : webgpu && GPU_ONLY_WORKLOADS.includes(name)
+      ? {}
+      : undefined;
   if (real === undefined) {
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',
-      `workload '${name}' does not run for real: use one of ${REAL_WORKLOAD_NAMES.join(', ')}, or simulate it`,
+      webgpu
+        ? `workload '${name}' does not run with --backend webgpu (it runs ${[...REAL_WORKLOAD_NAMES, ...GPU_ONLY_WORKLOADS].join(', ')})`
+        : `workload '${name}' does not run for real: use one of ${REAL_WORKLOAD_NAMES.join(', ')}, or simulate it`,
     );
   }
-  const { generator, instance, workload } = realInstance(name, o);
+  if (webgpu) checkWebGpuRun(name, o);
+  const { generator, instance, workload } = realInstance(name, webgpu ? { ...o, precision: 'single' } : o);
   if (instance.dataBytes > REAL_MAX_BYTES) {
     throw new LocusError(
       'LOCUS_OPTION_INVALID',
@@ -95,7 +118,8 @@ export async function runWorkload(name: string, o: RealRunOptions): Promise<Real
   }
   const { rt, owned } = await openRuntime(o);
   try {
-    const submitter = new RuntimeSubmitter(rt);
+    const gpuOf = webgpu ? (await import('../webgpu/tile-kernels.ts')).gpuImplementation : undefined;
+    const submitter = new RuntimeSubmitter(rt, gpuOf);
     generator.submit(submitter, instance);
     const report = await rt.wait();
     // The results may still be on the devices: bring them into the arrays.
@@ -119,6 +143,38 @@ export async function runWorkload(name: string, o: RealRunOptions): Promise<Real
     return { report, workload, residual, ...(backwardError === undefined ? {} : { backwardError }) };
   } finally {
     if (owned) await rt.close();
+  }
+}
+
+/**
+ * What a WebGPU run refuses before it starts, in one line each: float64 (WGSL has none), tile
+ * edges and matmul2d's inner size not multiples of 4 (the WGSL kernels load vec4 columns), GPU
+ * memories without a size, no GPU at all.
+ */
+function checkWebGpuRun(name: string, o: RealRunOptions): void {
+  if (o.precision === 'double')
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      '--backend webgpu computes in float32 (WGSL has no float64): use --precision single or leave it out',
+    );
+  if (o.tileSize % 4 !== 0)
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `--backend webgpu: --tile-size must be a multiple of 4 (the WGSL kernels load vec4 columns; got ${o.tileSize})`,
+    );
+  if (name === 'matmul2d' && o.inner !== undefined && o.inner % 4 !== 0)
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `--backend webgpu: --inner must be a multiple of 4 for matmul2d (the WGSL kernel loads vec4 columns; got ${o.inner})`,
+    );
+  const p = o.platform;
+  if (typeof p === 'object') {
+    const gpus = p.nodes.filter((n) => n.kind === 'gpu');
+    if (gpus.length === 0)
+      throw new LocusError('LOCUS_WORKER_MISSING', '--backend webgpu needs GPUs: pass --gpus 1 or more');
+    for (const n of gpus)
+      if (!Number.isFinite(n.capacity))
+        throw new LocusError('LOCUS_PLATFORM_INVALID', `GPU node ${n.name} needs a memory size (--gpu-mem)`);
   }
 }
 

@@ -27,10 +27,16 @@ export class RuntimeModels {
   private store: ModelStore | undefined;
   private bus: BusPair[] | undefined;
 
+  /**
+   * `machine` is the store's machine name (realMachineName, or a WebGPU machine's), `busName`
+   * the name its bus model is saved under (the platform's; a WebGPU machine's own).
+   */
   constructor(
     private readonly platform: Platform,
     private readonly realMode: boolean,
     private readonly warn: (message: string) => void,
+    private readonly machine: string = realMachineName(platform.name),
+    private readonly busName: string = platform.name,
   ) {}
 
   /** Whether and how `options` use performance models (real mode: update; simulated: read). */
@@ -46,7 +52,7 @@ export class RuntimeModels {
       const store = this.modelStore(options);
       this.history = store.loadHistory((m) => this.warn(`${m}; its model is ignored`));
       try {
-        this.bus = store.loadBus(this.platform.name)?.pairs;
+        this.bus = store.loadBus(this.busName)?.pairs;
       } catch (e) {
         if (!(e instanceof LocusError)) throw e;
         this.warn(`${e.message}; the bus model is ignored`);
@@ -74,9 +80,7 @@ export class RuntimeModels {
 
   /** The models' folder, opened on first use. */
   private modelStore(options: ModelOptions): ModelStore {
-    this.store ??= new ModelStore(
-      machineDir(options.perfModelDir ?? ModelStore.defaultDir(), realMachineName(this.platform.name)),
-    );
+    this.store ??= new ModelStore(machineDir(options.perfModelDir ?? ModelStore.defaultDir(), this.machine));
     return this.store;
   }
 }

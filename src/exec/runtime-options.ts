@@ -66,8 +66,11 @@ export interface CodeletSpec {
  * WGSL has no float64: give float64 data to CPU implementations.
  */
 export interface GpuImplementation {
-  /** The WGSL source (entry point `main`). */
-  wgsl: string;
+  /**
+   * The WGSL source (entry point `main`), or a function giving it for a task's data count and
+   * arguments (a kernel generated per layout; each distinct source is compiled once).
+   */
+  wgsl: string | ((dataCount: number, args: Float64Array) => string);
   /**
    * Workgroups to dispatch for a task, from its data's sizes in bytes (access order) and its
    * arguments: a count, or [x, y, z].

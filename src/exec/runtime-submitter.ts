@@ -17,6 +17,7 @@ import type {
   TaskSpec,
 } from '../workloads/submitter.ts';
 import type { Codelet, Data, DataArray, Mode, Runtime } from './runtime.ts';
+import type { GpuImplementation } from './runtime-options.ts';
 
 /**
  * The kernel module the workers import: tasks.js next to this compiled module, tasks.ts when
@@ -63,7 +64,14 @@ export class RuntimeSubmitter implements Submitter {
   private readonly codelets: Codelet[] = [];
   private readonly declared = new Map<ModelCodelet, Map<string, number>>();
 
-  constructor(private readonly rt: Runtime) {
+  /**
+   * `gpuOf` gives a task kernel's WGSL implementation, where it has one (the webgpu backend:
+   * src/webgpu/tile-kernels.ts); the codelets then carry it beside their CPU kernel.
+   */
+  constructor(
+    private readonly rt: Runtime,
+    private readonly gpuOf?: (kernel: KernelName) => GpuImplementation | undefined,
+  ) {
     this.computes = rt.mode === 'real';
   }
 
@@ -85,11 +93,13 @@ export class RuntimeSubmitter implements Submitter {
     const key = kernel ?? '';
     let id = byKernel.get(key);
     if (id === undefined) {
+      const gpu = kernel === undefined ? undefined : this.gpuOf?.(kernel);
       const c = this.rt.codelet({
         name: codelet.name,
         kinds: codelet.kinds,
         flops: codelet.flops,
         kernel: kernel === undefined ? undefined : { module: TASKS_MODULE, export: kernel },
+        ...(gpu ? { gpu } : {}),
       });
       id = this.codelets.push(c) - 1;
       byKernel.set(key, id);

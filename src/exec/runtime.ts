@@ -27,6 +27,7 @@ import type { Platform } from '../core/platform.ts';
 import type { EvictionPolicy, Scheduler } from '../core/policy.ts';
 import { AccessMode, LocusError, type WorkerKind } from '../core/types.ts';
 import type { TaskFailure } from '../drive/driver.ts';
+import { realMachineName } from '../perf/machine-name.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parseDuration, parseSize } from '../platform/units.ts';
 import type { SchedulerOptions } from '../sched/index.ts';
@@ -155,7 +156,15 @@ export class Runtime {
     this.platform = platform;
     this.backendName = backend;
     this.mode = backend === 'simulated' ? 'simulated' : 'real';
-    this.models = new RuntimeModels(platform, this.mode === 'real', (m) => this.warn(m));
+    // A WebGPU machine's models are its own (what `locus calibrate --backend webgpu` measures):
+    // real GPUs' times never mix with emulated devices' on the same platform.
+    this.models = new RuntimeModels(
+      platform,
+      this.mode === 'real',
+      (m) => this.warn(m),
+      backend === 'webgpu' ? `${platform.name}-webgpu` : realMachineName(platform.name),
+      backend === 'webgpu' ? `${platform.name}-webgpu` : platform.name,
+    );
     this.taskTimeLimit = timeLimitOf(options.taskTimeLimit, 'taskTimeLimit') ?? 0;
     this.payloads.argStart.push(0);
     this.acquireCodelet = this.graph.addCodelet({ name: 'acquire', kinds: ['cpu'] });
@@ -366,7 +375,12 @@ export class Runtime {
       );
     }
     let kinds: readonly WorkerKind[];
-    if (spec.kinds !== undefined) kinds = spec.kinds;
+    if (spec.kinds !== undefined && this.backendName === 'webgpu')
+      // Real GPUs run WGSL only, CPUs CPU kernels only: the kinds it has an implementation for.
+      kinds = spec.kinds.filter((k) =>
+        k === 'gpu' ? spec.gpu !== undefined : spec.kernel !== undefined || spec.gpu === undefined,
+      );
+    else if (spec.kinds !== undefined) kinds = spec.kinds;
     else if (spec.gpu === undefined || this.backendName === 'threads') kinds = ['cpu', 'gpu'];
     else kinds = spec.kernel === undefined ? ['gpu'] : ['cpu', 'gpu'];
     if (
@@ -992,8 +1006,15 @@ export type { EvictionPolicy, TypedMatrix };
  * by default).
  */
 function gpuKernelOf(name: string, g: GpuImplementation): WebGpuKernel {
-  if (typeof g !== 'object' || g === null || typeof g.wgsl !== 'string' || g.wgsl.trim() === '')
-    throw new LocusError('LOCUS_GRAPH_INVALID', `codelet ${name}: gpu.wgsl must be WGSL source text`);
+  if (
+    typeof g !== 'object' ||
+    g === null ||
+    !((typeof g.wgsl === 'string' && g.wgsl.trim() !== '') || typeof g.wgsl === 'function')
+  )
+    throw new LocusError(
+      'LOCUS_GRAPH_INVALID',
+      `codelet ${name}: gpu.wgsl must be WGSL source text (or a function (dataCount, args) => source)`,
+    );
   if (typeof g.workgroups !== 'function')
     throw new LocusError(
       'LOCUS_GRAPH_INVALID',
@@ -1009,7 +1030,7 @@ function gpuKernelOf(name: string, g: GpuImplementation): WebGpuKernel {
   return {
     name,
     gpu: {
-      source: () => wgsl,
+      source: typeof wgsl === 'string' ? () => wgsl : wgsl,
       workgroups: (bytes, args) => {
         const w = workgroups(bytes, args);
         return typeof w === 'number' ? [w, 1, 1] : w;

@@ -67,6 +67,13 @@ function luppBackwardError(w: WorkloadInstance, initial: DataByName, result: Dat
 }
 
 /**
+ * The workloads that run for real on WebGPU devices only, besides REAL_WORKLOADS: seed 000's
+ * matmul2d and seed 001's stencil, whose kernels have WGSL (and CPU references). They read
+ * --inner (and the stencil --iterations).
+ */
+export const GPU_ONLY_WORKLOADS: readonly string[] = ['matmul2d', 'stencil'];
+
+/**
  * The workloads that run for real (every codelet has a kernel in src/kernels/tasks.ts), in
  * the order the CLI lists them, with their backward error when they have one.
  */

@@ -4,8 +4,8 @@
  */
 import type { Platform } from '../core/platform.ts';
 import { machineDir } from '../perf/store.ts';
+import { adapterReportLine } from './adapter-line.ts';
 import { calibrateWebGpu } from './calibrate.ts';
-import { adapterReportLine } from './run-workload.ts';
 
 /** Calibrates the platform's WebGPU devices into the model folder `dir`. */
 export async function webgpuCalibrateCommand(

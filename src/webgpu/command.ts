@@ -10,9 +10,11 @@ import { writeFileSync } from 'node:fs';
 import { formatReport } from '../cli/format.ts';
 import type { RunOptions } from '../cli/run-command.ts';
 import { LocusError } from '../core/types.ts';
+import { runWorkload } from '../exec/run-workload.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parsePolicySpec } from '../report/policy-spec.ts';
-import { adapterReportLine, runWebGpuWorkload } from './run-workload.ts';
+import type { RunReport } from '../trace/report.ts';
+import { adapterReportLine } from './adapter-line.ts';
 
 /** Runs the workload over WebGPU; resolves with the exit code. */
 export async function webgpuRunCommand(o: RunOptions): Promise<number> {
@@ -37,7 +39,9 @@ export async function webgpuRunCommand(o: RunOptions): Promise<number> {
     cpus: o.cpus ?? (o.platform === undefined ? 1 : undefined),
     gpuMem: o.gpuMem,
   });
-  const result = await runWebGpuWorkload(o.workload, {
+  let trace: unknown;
+  const result = await runWorkload(o.workload, {
+    backend: 'webgpu',
     tiles: o.tiles ?? 8,
     tileSize: o.tileSize ?? 256,
     inner: o.inner,
@@ -50,8 +54,12 @@ export async function webgpuRunCommand(o: RunOptions): Promise<number> {
     eviction: policy.eviction ?? o.eviction ?? 'lru',
     seed: o.seed,
     trace: o.trace !== undefined,
+    onTrace: (json) => {
+      trace = json;
+    },
+    ...(o.record === false ? { perfModels: 'read' as const } : {}),
   });
-  const { report } = result;
+  const report = result.report as RunReport & { adapter: NonNullable<RunReport['adapter']> };
   // The CPU implementations of the tile tasks: the addon's BLAS, or JavaScript.
   const { kernelsName } = await import('../kernels/native/addon.ts');
   const kernels = kernelsName();
@@ -69,7 +77,7 @@ export async function webgpuRunCommand(o: RunOptions): Promise<number> {
   }
   // After the report, so that a trace that cannot be written never loses the run's results.
   if (o.trace !== undefined) {
-    writeOrFail(o.trace, JSON.stringify(result.trace));
+    writeOrFail(o.trace, JSON.stringify(trace));
     if (!o.json) process.stdout.write(`trace written to ${o.trace} (open it in https://ui.perfetto.dev)\n`);
   }
   // Float32 kernels on the GPU against float32 tiles computed in double on the CPU.

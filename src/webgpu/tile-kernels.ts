@@ -5,6 +5,8 @@
  * update and halo copy. POTRF, GETRF and the pivoting panels have none
  * and run on the CPU workers, as in the seeds' hybrid runs.
  */
+
+import type { GpuImplementation } from '../exec/runtime-options.ts';
 import * as Tasks from '../kernels/tasks.ts';
 import type { KernelName } from '../workloads/submitter.ts';
 import { gemmWgsl, matmul2dWgsl, syrkWgsl } from './gemm.ts';
@@ -51,6 +53,15 @@ export function tileKernel(
   const cpu = CPU[name];
   const gpu = WGSL[name];
   return { name, cpu: (data, args) => cpu(view(data), args), ...(gpu ? { gpu } : {}) };
+}
+
+/**
+ * The GPU implementation of task kernel `name` as a Runtime codelet carries it (the built-in
+ * workloads run through the library with these), or undefined where it has no WGSL.
+ */
+export function gpuImplementation(name: KernelName): GpuImplementation | undefined {
+  const k = WGSL[name];
+  return k === undefined ? undefined : { wgsl: k.source, workgroups: k.workgroups, params: k.params };
 }
 
 /** Whether task kernel `name` runs on a WebGPU device. */
