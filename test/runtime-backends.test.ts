@@ -121,4 +121,44 @@ describe("Runtime.create({ backend: 'webgpu' })", noAdapter ? { skip: noAdapter 
       await rt.close();
     }
   });
+
+  test('float64 data: a codelet with WGSL runs those tasks on the CPUs, said once; one without a CPU kernel is refused', async () => {
+    const warnings: string[] = [];
+    const rt = await Runtime.create({
+      backend: 'webgpu',
+      cpus: 1,
+      gpus: 1,
+      gpuMemory: '1MiB',
+      perfModelDir,
+      onWarning: (m) => warnings.push(m),
+    });
+    try {
+      const both = rt.codelet({
+        name: 'checksum',
+        kernel: { module: KERNELS, export: 'checksum' },
+        gpu: scaleGpu,
+      });
+      const onGpu = rt.codelet({ name: 'scale', gpu: scaleGpu });
+      const d = rt.data(new Float64Array(8));
+      rt.submit(both, [[d, 'RW']], { args: [0, 3] });
+      rt.submit(both, [[d, 'RW']], { args: [1, 3] });
+      assert.throws(
+        () => rt.submit(onGpu, [[d, 'RW']], { args: [8] }),
+        invalid(
+          'LOCUS_GRAPH_INVALID',
+          /^task scale accesses float64 data, which WGSL cannot compute on, and codelet scale has no CPU kernel/,
+        ),
+      );
+      const r = await rt.wait();
+      assert.equal(
+        r.workers.filter((w) => w.kind === 'cpu').reduce((s, w) => s + w.tasks, 0),
+        2,
+      );
+      assert.deepEqual(warnings, [
+        'codelet checksum: its tasks on float64 data run on CPUs only (WGSL has no float64)',
+      ]);
+    } finally {
+      await rt.close();
+    }
+  });
 });

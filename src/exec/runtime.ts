@@ -146,6 +146,8 @@ export class Runtime {
   /** The webgpu backend's devices, WGSL kernels by codelet id, and CPU workers. */
   private gpu: SessionSetup['gpu'];
   private readonly gpuKernels: (WebGpuKernel | undefined)[] = [];
+  /** The CPU-only twin of a codelet with WGSL, for its tasks on float64 data. */
+  private readonly float64Twins = new Map<number, number>();
 
   private constructor(
     options: RuntimeOptions,
@@ -400,6 +402,31 @@ export class Runtime {
     return kinds;
   }
 
+  /**
+   * On WebGPU, the codelet a task with float64 data runs as: WGSL has no float64, so such a task
+   * of a codelet with WGSL runs on the CPUs only (a twin codelet of the same name, kinds cpu;
+   * said once per codelet), and one whose codelet has no CPU kernel is refused in one line.
+   */
+  private float64Twin(gid: number, list: readonly (readonly [number, AccessMode])[], label: string): number {
+    if (!list.some(([h]) => this.store.handleDtype[h] === 0)) return gid;
+    const c = this.codelets[gid]!;
+    if (c.kernel < 0)
+      throw new LocusError(
+        'LOCUS_GRAPH_INVALID',
+        `task ${label} accesses float64 data, which WGSL cannot compute on, and codelet ${c.spec.name} has no CPU kernel: give it one, or use float32 data`,
+      );
+    let twin = this.float64Twins.get(gid);
+    if (twin === undefined) {
+      const g = this.graph.codelets[gid]!;
+      twin = this.graph.addCodelet({ name: g.name, kinds: ['cpu'], flops: g.flops });
+      this.codelets[twin] = c;
+      this.codeletLimit[twin] = this.codeletLimit[gid];
+      this.float64Twins.set(gid, twin);
+      this.warn(`codelet ${c.spec.name}: its tasks on float64 data run on CPUs only (WGSL has no float64)`);
+    }
+    return twin;
+  }
+
   /** Submits a task; it runs as soon as its data allow, while the application goes on. */
   submit(codelet: Codelet, accesses: readonly (readonly [Data, Mode])[], options: SubmitOptions = {}): Task {
     this.checkOpen();
@@ -437,7 +464,8 @@ export class Runtime {
         : timeLimitOf(options.timeLimit, `task ${label}: timeLimit`)) ??
       this.codeletLimit[codelet.id] ??
       this.taskTimeLimit;
-    const id = this.graph.submit(codelet.id, list, {
+    const gid = this.gpuKernels[codelet.id] && this.gpu ? this.float64Twin(codelet.id, list, label) : codelet.id;
+    const id = this.graph.submit(gid, list, {
       priority: options.priority,
       dims: options.dims,
       flops: options.flops,
