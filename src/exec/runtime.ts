@@ -464,7 +464,8 @@ export class Runtime {
         : timeLimitOf(options.timeLimit, `task ${label}: timeLimit`)) ??
       this.codeletLimit[codelet.id] ??
       this.taskTimeLimit;
-    const gid = this.gpuKernels[codelet.id] && this.gpu ? this.float64Twin(codelet.id, list, label) : codelet.id;
+    const gid =
+      this.gpuKernels[codelet.id] && this.gpu ? this.float64Twin(codelet.id, list, label) : codelet.id;
     const id = this.graph.submit(gid, list, {
       priority: options.priority,
       dims: options.dims,
