@@ -6,6 +6,7 @@
  * and the residual is the relative difference over all the workload's data; the
  * factorizations also get their backward error (workload-checks.ts).
  */
+import { totalmem } from 'node:os';
 import { LocusError } from '../core/types.ts';
 import { relativeDifference } from '../kernels/residual.ts';
 import type { RunReport } from '../trace/report.ts';
@@ -109,10 +110,13 @@ export async function runWorkload(name: string, o: RealRunOptions): Promise<Real
   }
   if (webgpu) checkWebGpuRun(name, o);
   const { generator, instance, workload } = realInstance(name, webgpu ? { ...o, precision: 'single' } : o);
-  if (instance.dataBytes > REAL_MAX_BYTES) {
+  // On WebGPU the data live on the devices as they are used: host memory holds each datum twice
+  // (the arrays and the runtime's copy), so a third of it.
+  const maxBytes = webgpu ? Math.max(REAL_MAX_BYTES, Math.floor(totalmem() / 3)) : REAL_MAX_BYTES;
+  if (instance.dataBytes > maxBytes) {
     throw new LocusError(
       'LOCUS_OPTION_INVALID',
-      `${workload} holds ${formatBytes(instance.dataBytes)} of data, more than a real run here takes (${formatBytes(REAL_MAX_BYTES)}): use a smaller tiles or tileSize`,
+      `${workload} holds ${formatBytes(instance.dataBytes)} of data, more than a real run here takes (${formatBytes(maxBytes)}): use a smaller tiles or tileSize`,
       { params: ['tiles', 'tileSize'] },
     );
   }

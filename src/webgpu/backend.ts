@@ -69,6 +69,8 @@ export class WebGpuBackend implements Backend {
   private readonly kernelOf: ((task: number) => WebGpuKernel | undefined) | undefined;
   private readonly hostBytes: ((h: number, node: number) => Uint8Array) | undefined;
   private readonly onEvent: (() => void) | undefined;
+  /** Plain buffers that shared-memory uploads are copied into, by size. */
+  private readonly uploadStaging = new Map<number, Uint8Array>();
   private readonly payloads: TaskPayloads;
   private readonly nn: number;
   private readonly host = new Map<number, ArrayBuffer>();
@@ -351,8 +353,11 @@ export class WebGpuBackend implements Backend {
     // on one), and copies whole words.
     let bytes = view;
     if (view.buffer instanceof SharedArrayBuffer || view.byteLength < buf.size) {
-      bytes = new Uint8Array(buf.size);
+      // writeBuffer takes the bytes before it returns: one staging buffer per size serves all.
+      bytes = this.uploadStaging.get(buf.size) ?? new Uint8Array(buf.size);
+      this.uploadStaging.set(buf.size, bytes);
       bytes.set(view.subarray(0, Math.min(view.byteLength, buf.size)));
+      if (view.byteLength < buf.size) bytes.fill(0, view.byteLength);
     }
     dev.device.queue.writeBuffer(buf, 0, bytes.buffer, bytes.byteOffset, buf.size);
     return dev.device.queue.onSubmittedWorkDone();

@@ -46,10 +46,13 @@ export class HybridBackend implements Backend {
   /** Whether each memory node is a GPU's. */
   private readonly onGpu: Uint8Array;
   private engine!: Engine;
+  /** Worker threads (CPU workers) of the machine. */
+  private readonly cpuThreads: number;
 
   constructor(o: HybridBackendOptions) {
     this.p = o.platform;
     this.onGpu = Uint8Array.from(o.platform.nodes, (n) => (n.kind === 'gpu' ? 1 : 0));
+    this.cpuThreads = o.cpuWorkers.length;
     for (const w of o.cpuWorkers)
       if (this.onGpu[o.platform.workers[w]!.node])
         throw new Error(`worker ${o.platform.workers[w]!.name} is on a GPU: it cannot run on a thread`);
@@ -135,7 +138,9 @@ export class HybridBackend implements Backend {
   }
 
   wait(): Promise<void> {
-    // Whichever part has something first (a GPU event also rings the threads' bell).
+    // Whichever part has something first (a GPU event also rings the threads' bell); a
+    // machine of GPUs only waits for them alone.
+    if (this.cpuThreads === 0) return this.gpus.wait();
     return Promise.race([this.threads.wait(), this.gpus.wait()]);
   }
 }
