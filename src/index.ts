@@ -40,6 +40,7 @@ export {
   type CodeletSpec,
   type Data,
   type DataArray,
+  type DataOptions,
   type GpuImplementation,
   type Mode,
   Runtime,

@@ -96,6 +96,29 @@ describe('Runtime.create({ backend })', () => {
   });
 });
 
+describe('discarded data (DataOptions.discard)', () => {
+  test("a discarded output's content is dropped after its writer, never written home", async () => {
+    // One emulated GPU: the task runs there and writes the 4 KiB datum, which is then dropped.
+    const rt = await Runtime.create({ cpus: 1, gpus: 1, gpuMemory: '1MiB', perfModelDir });
+    try {
+      const c = rt.codelet({ name: 'fill', kernel: { module: KERNELS, export: 'checksum' }, kinds: ['gpu'] });
+      const kept = new Int32Array(1024);
+      const d = rt.data(kept, { name: 'scratch', discard: true });
+      rt.submit(c, [[d, 'W']], { args: [0, 2] });
+      const r = await rt.wait();
+      await rt.sync();
+      assert.equal(r.discardedBytes, 4096);
+      assert.equal(r.bytesFromDevices, 0);
+      assert.ok(
+        kept.every((x) => x === 0),
+        'the array keeps its initial content',
+      );
+    } finally {
+      await rt.close();
+    }
+  });
+});
+
 describe("Runtime.create({ backend: 'webgpu' })", noAdapter ? { skip: noAdapter } : {}, () => {
   test('a GPU-only codelet runs on the device, a CPU-only one on a thread; the report names the adapter', async () => {
     const rt = await Runtime.create({ backend: 'webgpu', cpus: 1, gpus: 1, gpuMemory: '1MiB', perfModelDir });

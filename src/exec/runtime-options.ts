@@ -80,6 +80,18 @@ export interface GpuImplementation {
   params?: ((bytes: readonly number[], args: Float64Array) => Uint32Array<ArrayBuffer>) | undefined;
 }
 
+/** Options of a datum (Runtime.data, Runtime.scratch). */
+export interface DataOptions {
+  /** Name in reports, traces and errors. */
+  name?: string | undefined;
+  /**
+   * A scratch output whose content is discarded after each task that writes it, never written
+   * back home (seed 000's matrix product discards its C blocks so): its array keeps its
+   * initial content. Default false.
+   */
+  discard?: boolean | undefined;
+}
+
 /** A declared codelet. */
 export interface Codelet {
   /** Codelet id. */

@@ -78,7 +78,7 @@ export class RuntimeSubmitter implements Submitter {
   /** Registers the datum's array (its initial values when the runtime computes, else zeros). */
   data(spec: DataSpec): number {
     const array = initialArray(spec, this.computes);
-    this.handles.push(this.rt.data(array, { name: spec.name }));
+    this.handles.push(this.rt.data(array, { name: spec.name, discard: spec.discard }));
     this.names.push(spec.name);
     return this.arrays.push(array) - 1;
   }

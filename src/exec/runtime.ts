@@ -49,6 +49,7 @@ import type {
   CodeletSpec,
   Data,
   DataArray,
+  DataOptions,
   GpuImplementation,
   Mode,
   RuntimeOptions,
@@ -252,21 +253,23 @@ export class Runtime {
    * `array` when the application acquires and releases it, calls sync() or unregister(), and
    * at close().
    */
-  data(array: DataArray, options: { name?: string | undefined } = {}): Data {
+  data(array: DataArray, options: DataOptions = {}): Data {
     const dtype = dtypeOf(array);
-    const id = this.addHandle(dtype, array.length, array, options.name);
+    const id = this.addHandle(dtype, array.length, array, options.name, options.discard);
     this.mirrorOf[id] = { handle: id, target: array };
     return this.describe(id);
   }
 
   /** Registers runtime-owned data of `length` zero elements (read it with acquire). */
-  scratch(dtype: DType, length: number, options: { name?: string | undefined } = {}): Data {
+  scratch(dtype: DType, length: number, options: DataOptions = {}): Data {
     if (!DTYPES.includes(dtype))
       throw new LocusError(
         'LOCUS_OPTION_INVALID',
         `unknown dtype '${dtype}': use one of ${DTYPES.join(', ')}`,
       );
-    return this.describe(this.addHandle(DTYPES.indexOf(dtype), length, undefined, options.name));
+    return this.describe(
+      this.addHandle(DTYPES.indexOf(dtype), length, undefined, options.name, options.discard),
+    );
   }
 
   /**
@@ -299,6 +302,7 @@ export class Runtime {
     length: number,
     init: ArrayLike<number> | undefined,
     name?: string,
+    discard?: boolean,
   ): number {
     this.checkOpen();
     if (!Number.isInteger(length) || length < 1) {
@@ -309,6 +313,7 @@ export class Runtime {
     this.names.push(label);
     const g = this.graph.addHandle(Math.max(1, this.store.buffers[this.store.home[id]!]!.byteLength), {
       name: label,
+      ...(discard ? { discard: true } : {}),
     });
     if (g !== id) throw new Error(`handle ids diverged (${g} vs ${id})`);
     return id;
