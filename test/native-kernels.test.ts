@@ -360,3 +360,111 @@ describe('native task table against the JavaScript tasks', skip, () => {
     );
   });
 });
+
+describe(
+  'locus-runtime/kernels: the public kernels dispatch to the addon with the JavaScript contract',
+  skip,
+  () => {
+    const n = 24;
+    for (const [name, Ctor, tol] of TYPES) {
+      test(`${name}: each public kernel equals the JavaScript one`, async () => {
+        const Public = await import('../src/kernels/native/dispatch.ts');
+        const Js = await import('../src/kernels/javascript.ts');
+        const tile = (seed: number, spd = false) => {
+          const x = matrix(Ctor, n, n, 0, n, seed).subarray(0, n * n) as Real;
+          if (spd) {
+            for (let j = 0; j < n; j++) for (let i = 0; i < j; i++) x[i + j * n] = x[j + i * n]!;
+            for (let i = 0; i < n; i++) x[i + i * n] = 2 * n;
+          }
+          return x;
+        };
+        const pairs: [string, (p: typeof Public) => Real, boolean][] = [
+          [
+            'gemm',
+            (p) => {
+              const c = tile(3);
+              p.gemm(tile(1), tile(2), c, n, false, true, -1, 1);
+              return c;
+            },
+            false,
+          ],
+          [
+            'potrf',
+            (p) => {
+              const a = tile(4, true);
+              p.potrf(a, n);
+              return a;
+            },
+            true,
+          ],
+          [
+            'syrk',
+            (p) => {
+              const c = tile(5);
+              p.syrk(tile(6), c, n);
+              return c;
+            },
+            true,
+          ],
+          [
+            'getrf',
+            (p) => {
+              const a = tile(7, true);
+              p.getrf(a, n);
+              return a;
+            },
+            false,
+          ],
+          [
+            'trsmRightLowerTrans',
+            (p) => {
+              const b = tile(8);
+              p.trsmRightLowerTrans(tile(9, true), b, n);
+              return b;
+            },
+            false,
+          ],
+          [
+            'trsmLeftLowerUnit',
+            (p) => {
+              const b = tile(10);
+              p.trsmLeftLowerUnit(tile(11, true), b, n);
+              return b;
+            },
+            false,
+          ],
+          [
+            'trsmRightUpper',
+            (p) => {
+              const b = tile(12);
+              p.trsmRightUpper(tile(13, true), b, n);
+              return b;
+            },
+            false,
+          ],
+        ];
+        for (const [kernel, run, lower] of pairs) {
+          const got = run(Public);
+          const want = run(Js as unknown as typeof Public);
+          assert.ok(maxDiff(got, want, 0, n, n, n, lower ? (i, j) => i >= j : undefined) < tol * 10, kernel);
+        }
+      });
+    }
+
+    test('mixed precisions run the JavaScript kernel; bad lengths fail as the JavaScript kernels do', async () => {
+      const Public = await import('../src/kernels/native/dispatch.ts');
+      const c = new Float64Array(n * n);
+      Public.gemm(new Float32Array(n * n).fill(1), new Float64Array(n * n).fill(1), c, n);
+      assert.equal(c[0], n);
+      assert.throws(
+        () => Public.gemm(new Float64Array(3), c, c, n),
+        /gemm: a has 3 elements, needs at least 576/,
+      );
+      assert.throws(
+        () => Public.trsmRightUpper(new Float64Array(3), c, n),
+        /trsmRightUpper: triangle has 3 elements/,
+      );
+      assert.throws(() => Public.setBlasThreads(0), /setBlasThreads: 0 is not a positive integer/);
+    });
+  },
+);

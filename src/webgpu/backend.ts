@@ -48,6 +48,8 @@ export interface WebGpuBackendOptions {
   hostBytes?: (h: number, node: number) => Uint8Array;
   /** Called when an event is queued (a composite wakes its other part's wait). */
   onEvent?: () => void;
+  /** The clock (seconds), when the backend is part of a composite with one clock. */
+  clock?: () => number;
   /**
    * Hold each copy's completion back to its route's latency + bytes / bandwidth, copies on a
    * route one after another (an emulated link: lavapipe's device memory is host memory).
@@ -69,6 +71,7 @@ export class WebGpuBackend implements Backend {
   private readonly kernelOf: ((task: number) => WebGpuKernel | undefined) | undefined;
   private readonly hostBytes: ((h: number, node: number) => Uint8Array) | undefined;
   private readonly onEvent: (() => void) | undefined;
+  private readonly clock: (() => number) | undefined;
   /** Plain buffers that shared-memory uploads are copied into, by size. */
   private readonly uploadStaging = new Map<number, Uint8Array>();
   private readonly payloads: TaskPayloads;
@@ -98,6 +101,7 @@ export class WebGpuBackend implements Backend {
     this.kernelOf = o.kernelOf;
     this.hostBytes = o.hostBytes;
     this.onEvent = o.onEvent;
+    this.clock = o.clock;
     this.payloads = o.payloads;
     this.nn = o.platform.nodes.length;
     this.throttle = o.throttle ?? false;
@@ -154,7 +158,7 @@ export class WebGpuBackend implements Backend {
   }
 
   now(): number {
-    return (performance.now() - this.t0) / 1000;
+    return this.clock ? this.clock() : (performance.now() - this.t0) / 1000;
   }
 
   private push(e: Event): void {

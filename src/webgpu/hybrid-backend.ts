@@ -80,6 +80,8 @@ export class HybridBackend implements Backend {
       },
       // A GPU event ends the threads' pending wait too (it waits through the event loop).
       onEvent: () => this.threads.ring(),
+      // One clock for the machine: the threads'.
+      clock: () => this.threads.now(),
     });
   }
 

@@ -29,7 +29,7 @@ function same(a: Tile, b: Tile, c?: Tile): boolean {
 /** Checks n and the two tiles of a triangular solve, as the JavaScript kernels do. */
 function checkTwo(kernel: string, x: Tile, y: Tile, n: number): void {
   checkSize(kernel, 'n', n);
-  checkLength(kernel, 'l', x, n * n);
+  checkLength(kernel, 'triangle', x, n * n);
   checkLength(kernel, 'b', y, n * n);
 }
 
@@ -91,35 +91,34 @@ export function getrf(a: Tile, n: number): void {
   if (info > 0) throw new Error(`getrf: zero pivot at column ${info - 1}`);
 }
 
-/** B = B L^-T, L lower (the Cholesky panel solve; src/kernels/trsm.ts's contract). */
-export function trsmRightLowerTrans(l: Tile, b: Tile, n: number): void {
-  if (!same(l, b)) {
-    trsmRightLowerTransJs(l, b, n);
-    return;
-  }
-  checkTwo('trsmRightLowerTrans', l, b, n);
-  if (n > 0) k!.trsm(1, 1, 1, 0, n, n, 1, l, 0, n, b, 0, n);
+/**
+ * A triangular solve on n x n tiles with the JavaScript kernel's contract: the addon's trsm in
+ * the form (right, lower, transA, unitDiag) where the tiles share a precision, `js` otherwise.
+ */
+function trsmOf(
+  name: string,
+  js: (t: Tile, b: Tile, n: number) => void,
+  form: readonly [right: number, lower: number, transA: number, unitDiag: number],
+): (t: Tile, b: Tile, n: number) => void {
+  const [right, lower, transA, unit] = form;
+  return (t, b, n) => {
+    if (!same(t, b)) {
+      js(t, b, n);
+      return;
+    }
+    checkTwo(name, t, b, n);
+    if (n > 0) k!.trsm(right, lower, transA, unit, n, n, 1, t, 0, n, b, 0, n);
+  };
 }
+
+/** B = B L^-T, L lower (the Cholesky panel solve; src/kernels/trsm.ts's contract). */
+export const trsmRightLowerTrans = trsmOf('trsmRightLowerTrans', trsmRightLowerTransJs, [1, 1, 1, 0]);
 
 /** B = L^-1 B, L unit lower (the LU row-panel solve; src/kernels/trsm.ts's contract). */
-export function trsmLeftLowerUnit(l: Tile, b: Tile, n: number): void {
-  if (!same(l, b)) {
-    trsmLeftLowerUnitJs(l, b, n);
-    return;
-  }
-  checkTwo('trsmLeftLowerUnit', l, b, n);
-  if (n > 0) k!.trsm(0, 1, 0, 1, n, n, 1, l, 0, n, b, 0, n);
-}
+export const trsmLeftLowerUnit = trsmOf('trsmLeftLowerUnit', trsmLeftLowerUnitJs, [0, 1, 0, 1]);
 
 /** B = B U^-1, U upper (the LU column-panel solve; src/kernels/trsm.ts's contract). */
-export function trsmRightUpper(u: Tile, b: Tile, n: number): void {
-  if (!same(u, b)) {
-    trsmRightUpperJs(u, b, n);
-    return;
-  }
-  checkTwo('trsmRightUpper', u, b, n);
-  if (n > 0) k!.trsm(1, 0, 0, 0, n, n, 1, u, 0, n, b, 0, n);
-}
+export const trsmRightUpper = trsmOf('trsmRightUpper', trsmRightUpperJs, [1, 0, 0, 0]);
 
 /**
  * Opt in to a multithreaded BLAS inside a task: the library's own thread count (OpenBLAS,
