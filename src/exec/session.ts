@@ -21,6 +21,7 @@ import { RunStats } from '../trace/stats.ts';
 import type { BufferStore } from './buffers.ts';
 import type { WorkerPool } from './pool.ts';
 import type { RuntimeOptions } from './runtime-options.ts';
+import { withoutTaskEvents } from './task-events.ts';
 import type { TaskPayloads } from './thread-backend.ts';
 
 /** One engine and its backend: the runtime's life, or one batch under a static policy. */
@@ -119,20 +120,5 @@ export function openSession(setup: SessionSetup): Session {
     recorder,
     dynamic: scheduler.dynamic === true && eviction.dynamic === true,
     wall0: performance.now(),
-  };
-}
-
-/**
- * The same observer without its task callbacks, to attach to a real run's engine while the
- * driver reports task times itself (the engine hands tasks out ahead of their start).
- */
-export function withoutTaskEvents(ob: EngineObserver): EngineObserver {
-  return {
-    transferStarted: ob.transferStarted?.bind(ob),
-    transferFinished: ob.transferFinished?.bind(ob),
-    replicaAllocated: ob.replicaAllocated?.bind(ob),
-    replicaFreed: ob.replicaFreed?.bind(ob),
-    runFinished: ob.runFinished?.bind(ob),
-    grow: ob.grow?.bind(ob),
   };
 }
