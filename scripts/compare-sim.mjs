@@ -56,18 +56,82 @@ const VARIANTS = [
   ['-w', 'matmul2d', '-n', '24', '--tile-size', '256', '--gpu-mem', '60MB', '-s', 'dmda', '-e', 'fifo'],
   ['-w', 'matmul2d', '-n', '24', '--tile-size', '256', '--gpu-mem', '60MB', '-s', 'dmda', '-e', 'belady'],
   ['-w', 'matmul2d', '-n', '24', '--tile-size', '256', '--gpu-mem', '60MB', '-s', 'dmdar', '-e', 'luf'],
-  ['-w', 'matmul2d', '-n', '24', '--tile-size', '256', '--gpu-mem', '60MB', '-s', 'eager', '--no-clean-first'],
-  ['-w', 'cholesky', '-n', '16', '--tile-size', '512', '--gpu-mem', '40MB', '-s', 'dmdas', '--no-clean-first'],
-  ['-w', 'cholesky', '-n', '16', '--tile-size', '512', '--gpu-mem', '40MB', '-s', 'dmda', '--min-clean', '20'],
-  ['-w', 'cholesky', '-n', '16', '--tile-size', '512', '--gpu-mem', '40MB', '-s', 'eager', '--min-clean', '30'],
+  [
+    '-w',
+    'matmul2d',
+    '-n',
+    '24',
+    '--tile-size',
+    '256',
+    '--gpu-mem',
+    '60MB',
+    '-s',
+    'eager',
+    '--no-clean-first',
+  ],
+  [
+    '-w',
+    'cholesky',
+    '-n',
+    '16',
+    '--tile-size',
+    '512',
+    '--gpu-mem',
+    '40MB',
+    '-s',
+    'dmdas',
+    '--no-clean-first',
+  ],
+  [
+    '-w',
+    'cholesky',
+    '-n',
+    '16',
+    '--tile-size',
+    '512',
+    '--gpu-mem',
+    '40MB',
+    '-s',
+    'dmda',
+    '--min-clean',
+    '20',
+  ],
+  [
+    '-w',
+    'cholesky',
+    '-n',
+    '16',
+    '--tile-size',
+    '512',
+    '--gpu-mem',
+    '40MB',
+    '-s',
+    'eager',
+    '--min-clean',
+    '30',
+  ],
   ['-w', 'cholesky', '-n', '16', '--tile-size', '512', '--gpu-mem', '40MB', '-s', 'dm', '--prefetch'],
   ['-w', 'matmul2d', '-n', '24', '--tile-size', '256', '--gpu-mem', '60MB', '-s', 'dm', '--keep-outputs'],
-  ['-w', 'matmul2d', '-n', '24', '--tile-size', '256', '--gpu-mem', '60MB', '-s', 'dmdar', '--lookahead', '4'],
+  [
+    '-w',
+    'matmul2d',
+    '-n',
+    '24',
+    '--tile-size',
+    '256',
+    '--gpu-mem',
+    '60MB',
+    '-s',
+    'dmdar',
+    '--lookahead',
+    '4',
+  ],
   ['-w', 'lu', '-n', '12', '--tile-size', '512', '--gpu-mem', '40MB', '-s', 'dmdar'],
   ['-w', 'random', '--tasks', '2000', '--data', '300', '--gpu-mem', '40MB', '-s', 'dmda', '--noise', '0.2'],
 ];
 const configs = [];
-for (const w of quick ? WORKLOADS.slice(0, 1) : WORKLOADS) for (const s of SCHEDULERS) configs.push([...w, '-s', s]);
+for (const w of quick ? WORKLOADS.slice(0, 1) : WORKLOADS)
+  for (const s of SCHEDULERS) configs.push([...w, '-s', s]);
 if (!quick) configs.push(...VARIANTS);
 
 const tmp = mkdtempSync(join(tmpdir(), 'locus-compare-'));
@@ -85,7 +149,11 @@ async function once(tree, argv, tag) {
     const hash = createHash('sha256').update(readFileSync(trace)).digest('hex');
     return { report, hash };
   } catch (err) {
-    return { error: String(err.stderr || err.message).trim().split('\n')[0] };
+    return {
+      error: String(err.stderr || err.message)
+        .trim()
+        .split('\n')[0],
+    };
   }
 }
 
@@ -95,7 +163,8 @@ function diff(a, b, path = '') {
     return Object.is(a, b) ? [] : [`${path || '.'}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`];
   }
   const out = [];
-  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) out.push(...diff(a[k], b[k], `${path}.${k}`));
+  for (const k of new Set([...Object.keys(a), ...Object.keys(b)]))
+    out.push(...diff(a[k], b[k], `${path}.${k}`));
   return out;
 }
 
@@ -106,7 +175,8 @@ async function worker() {
   for (let item = queue.shift(); item; item = queue.shift()) {
     const [argv, k] = item;
     const [a, b] = [await once(oldTree, argv, `o${k}`), await once(newTree, argv, `n${k}`)];
-    const problems = a.error || b.error ? (a.error === b.error ? [] : [`error: ${a.error} vs ${b.error}`]) : [];
+    const problems =
+      a.error || b.error ? (a.error === b.error ? [] : [`error: ${a.error} vs ${b.error}`]) : [];
     if (!a.error && !b.error) {
       problems.push(...diff(a.report, b.report));
       if (a.hash !== b.hash) problems.push('trace differs');
@@ -117,7 +187,9 @@ async function worker() {
       failed++;
       process.stdout.write(`DIFF ${label}\n  ${problems.slice(0, 5).join('\n  ')}\n`);
     } else {
-      process.stdout.write(`same ${label}${a.error ? ` (both fail: ${a.error})` : ` (${a.report.evictions} evictions)`}\n`);
+      process.stdout.write(
+        `same ${label}${a.error ? ` (both fail: ${a.error})` : ` (${a.report.evictions} evictions)`}\n`,
+      );
     }
   }
 }

@@ -1,50 +1,34 @@
 /**
  * LRU eviction (StarPU's default, used by every scheduler of seed 000 but DARTS+LUF): the
  * victim is the evictable replica whose last use is the oldest. One doubly linked list per
- * node over the replica slots; a use moves the replica to the tail, O(1); a victim search
- * walks from the head past pinned replicas (few: those of running and queued tasks).
+ * node over the replica slots; a use moves the replica to the tail, O(1). The policy is
+ * ranked (EvictionPolicy.rank: the list order), so the memory manager finds victims in its
+ * eviction index, O(1) per search plus O(log n) per change of a replica
+ * (core/data/eviction-index.ts); victim() itself, asked only with filters the index cannot apply, walks from the
+ * head past the replicas it must reject: O(rejected) per victim.
  */
-import type { EvictionContext, EvictionPolicy } from '../core/policy.ts';
-import { ReplicaList } from './replica-list.ts';
+import { ListEviction } from './list-eviction.ts';
+
+/** LOCUS_CHECK_EVICTION_INDEX=1: every indexed victim is checked against the list walk. */
+const CHECK_INDEX = globalThis.process?.env?.LOCUS_CHECK_EVICTION_INDEX === '1';
 
 /** Least recently used first. */
-export class LruEviction implements EvictionPolicy {
+export class LruEviction extends ListEviction {
   readonly name: string = 'lru';
-  /** Takes handles registered while the engine runs. */
-  readonly dynamic: boolean = true;
-  protected list!: ReplicaList;
-  protected ctx!: EvictionContext;
-  /** The workers of each memory node (for policies that read their pipelines and plans). */
-  protected workersOf: number[][] = [];
 
-  init(ctx: EvictionContext): void {
-    this.ctx = ctx;
-    this.list = new ReplicaList(ctx.handleCapacity, ctx.platform.nodes.length);
-    this.workersOf = ctx.platform.nodes.map((_, n) =>
-      ctx.platform.workers.flatMap((w, i) => (w.node === n ? [i] : [])),
-    );
-  }
-
-  /** Per-handle state only: recycled tasks change nothing. */
-  rebase(_k: number): void {}
-
-  grow(_tasks: number, handles: number): void {
-    this.list.grow(handles);
-  }
-
-  added(handle: number, node: number): void {
-    this.list.append(handle, node);
-  }
-
-  used(handle: number, node: number): void {
-    this.list.moveToTail(handle, node);
-  }
-
-  removed(handle: number, node: number): void {
-    this.list.remove(handle, node);
+  /** The replica's place in the list: the victim is the accepted one of least rank. */
+  rank(handle: number, node: number): number {
+    return this.list.rank(handle, node);
   }
 
   victim(node: number, allow?: (handle: number) => boolean): number {
-    return this.list.firstMatching(node, this.ctx, allow);
+    const v = this.ctx.rankedVictim?.(node, this, allow) ?? -2;
+    if (v === -2) return this.list.firstMatching(node, this.ctx, allow);
+    if (CHECK_INDEX) {
+      const walked = this.list.firstMatching(node, this.ctx, allow);
+      if (walked !== v)
+        throw new Error(`eviction index: victim ${v} on node ${node}, the list walk gives ${walked}`);
+    }
+    return v;
   }
 }
