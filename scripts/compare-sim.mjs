@@ -128,6 +128,11 @@ const VARIANTS = [
   ],
   ['-w', 'lu', '-n', '12', '--tile-size', '512', '--gpu-mem', '40MB', '-s', 'dmdar'],
   ['-w', 'random', '--tasks', '2000', '--data', '300', '--gpu-mem', '40MB', '-s', 'dmda', '--noise', '0.2'],
+  ['-w', 'random', '--tasks', '3000', '--data', '400', '--gpu-mem', '40MB', '-s', 'hfp'],
+  ['-w', 'random', '--tasks', '3000', '--data', '400', '--degree', '2', '--gpu-mem', '20MB', '-s', 'hfp'],
+  ['-w', 'matmul2d', '-n', '48', '--tile-size', '256', '--gpu-mem', '100MB', '-s', 'hfp'],
+  ['-w', 'matmul2d', '-n', '48', '--tile-size', '256', '--gpu-mem', '100MB', '-s', 'dmdar'],
+  ['-w', 'gemm', '-n', '12', '--tile-size', '512', '--gpu-mem', '40MB', '-s', 'hfp'],
 ];
 const configs = [];
 for (const w of quick ? WORKLOADS.slice(0, 1) : WORKLOADS)
