@@ -62,7 +62,7 @@ describe('LRU and FIFO from the eviction index: the victims of a list walk', () 
             });
             return { victims: r.victims, report };
           };
-          const fast = run(evict === 'lru' ? new LruEviction() : new FifoEviction());
+          const fast = run(evict === 'lru' ? new LruEviction('always') : new FifoEviction('always'));
           const walked = run(evict === 'lru' ? new WalkingLru() : new WalkingFifo());
           assert.ok(
             walked.victims.length > 20,
@@ -106,4 +106,24 @@ describe('RankHeaps', () => {
       assert.equal(heaps.heapOf(s), ref.get(s)?.[0] ?? -1);
     }
   });
+});
+
+describe("LRU's switch to the index", () => {
+  const wl = generateWorkload('matmul2d', { tiles: 100, tileSize: 256 });
+  const platform = resolvePlatform('v100x2', { gpuMem: 100e6 });
+  for (const [sched, switches] of [
+    ['eager', false],
+    ['dmda', true],
+  ] as const) {
+    test(`${sched}: walks ${switches ? 'grow long: the index takes over' : 'stay short: no index'}, same victims`, () => {
+      const auto = recording(new LruEviction('auto'));
+      const never = recording(new LruEviction('never'));
+      simulate({ graph: wl.graph, platform, scheduler: sched, eviction: auto.policy });
+      simulate({ graph: wl.graph, platform, scheduler: sched, eviction: never.policy });
+      assert.equal((auto.policy as LruEviction).usesIndex, switches);
+      assert.equal((never.policy as LruEviction).usesIndex, false);
+      assert.ok(never.victims.length > 1000, `only ${never.victims.length} searches`);
+      assert.deepEqual(auto.victims, never.victims);
+    });
+  }
 });

@@ -85,11 +85,15 @@ export class ReplicaList {
    */
   firstMatching(node: number, ctx: EvictionContext, allow?: (handle: number) => boolean): number {
     for (let s = this.head[node]!; s >= 0; s = this.next[s]!) {
+      this.steps++;
       const h = (s - node) / this.nodes;
       if (ctx.isEvictable(h, node) && (allow === undefined || allow(h))) return h;
     }
     return -1;
   }
+
+  /** Replicas firstMatching has looked at so far (the cost of its walks). */
+  steps = 0;
 
   /** Calls fn on the handles of node's list, least recent first, until fn returns true. */
   until(node: number, fn: (handle: number) => boolean): void {
