@@ -15,7 +15,13 @@ export {
 export { type Access, type Codelet, type HandleOptions, TaskGraph, type TaskOptions } from './core/graph.ts';
 export { type DurationModel, PlatformModel } from './core/model.ts';
 export type { Link, MemoryNode, Platform, Worker } from './core/platform.ts';
-export type { EvictionContext, EvictionPolicy, SchedContext, Scheduler } from './core/policy.ts';
+export type {
+  EvictionContext,
+  EvictionPolicy,
+  RankedEviction,
+  SchedContext,
+  Scheduler,
+} from './core/policy.ts';
 export { CMD_NAMES, type Command, decode, formatCommand } from './core/protocol.ts';
 export {
   AccessMode,

@@ -154,6 +154,19 @@ describe('start-up loads only what the command needs', () => {
     }
   });
 
+  test('a simulated run on a preset loads no validator, progress bar, sweep, partition or cluster module', () => {
+    const mods = importedBy('run', '-w', 'matmul2d', '--tiles', '10', '--json');
+    assert.ok(mods.includes('dist/sim/simulate.js'));
+    for (const m of mods) {
+      assert.doesNotMatch(m, /node_modules\/(zod|cli-progress|yalps)\//, m);
+      assert.doesNotMatch(
+        m,
+        /dist\/(partition|sim\/cluster|report\/(plots|sweep))|cli\/sweep-command|platform\/schema/,
+        m,
+      );
+    }
+  });
+
   test('the command list loads no command module', () => {
     const mods = importedBy('help');
     assert.ok(!mods.some((m) => /dist\/cli\/(run|sweep|calibrate|list|demo|real)/.test(m)), mods.join(' '));

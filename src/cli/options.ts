@@ -68,3 +68,12 @@ export function durationValue(value: string): number {
     throw new InvalidArgumentError(`'${value}' is not a duration; use e.g. 50us, 1.5ms or 0.002`);
   }
 }
+
+/** Parses --noise: a number in [0, 1). */
+export function noiseValue(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !(n >= 0 && n < 1)) {
+    throw new InvalidArgumentError(`'${value}' is not a noise level; use a number in [0, 1), e.g. 0.05`);
+  }
+  return n;
+}

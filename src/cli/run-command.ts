@@ -1,18 +1,16 @@
 /** `locus run`: build a workload, simulate it on a platform under chosen policies, report. */
-import { SingleBar } from 'cli-progress';
 import { parseCoherence, runtimeVersion } from '../coherence/versions.ts';
 import type { CoherenceOptions } from '../core/engine.ts';
 import type { TaskGraph } from '../core/graph.ts';
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
-import { resolvePlatform } from '../platform/presets.ts';
+import { loadPlatform } from '../platform/load.ts';
 import { parsePolicySpec } from '../report/policy-spec.ts';
 import { type BlockMapping, handleOwnerNodes, parseMapping } from '../sched/mapping.ts';
 import { simulate } from '../sim/simulate.ts';
 import { parseIdlePolicy } from '../trace/energy.ts';
 import { generateWorkload } from '../workloads/index.ts';
 import { prefixGraph } from '../workloads/prefix.ts';
-import { clusterSimCommand } from './cluster-sim-command.ts';
 import { forFlag } from './errors.ts';
 import { formatReport } from './format.ts';
 import { checkTraceFile, workloadParams } from './run-inputs.ts';
@@ -123,8 +121,11 @@ export interface RunOptions extends SimulationFlags {
   progress: boolean;
 }
 
-/** Runs the command and writes its output; throws LocusError on bad input. */
-export function runCommand(o: RunOptions): void {
+/**
+ * Runs the command and writes its output; throws LocusError on bad input. Modules only some
+ * runs need (the cluster simulator, the progress bar, the platform-file schema) load on demand.
+ */
+export async function runCommand(o: RunOptions): Promise<void> {
   if (o.mode !== 'sim')
     throw new LocusError('LOCUS_OPTION_INVALID', `--mode must be sim or real (got '${o.mode}')`);
   if (o.check)
@@ -133,7 +134,7 @@ export function runCommand(o: RunOptions): void {
       '--check applies to --mode real (a simulation computes no values)',
     );
   if (o.cluster === 'sim') {
-    clusterSimCommand(o);
+    (await import('./cluster-sim-command.ts')).clusterSimCommand(o);
     return;
   }
   if (o.cluster !== undefined)
@@ -191,7 +192,11 @@ export function runCommand(o: RunOptions): void {
     );
   }
   const eviction = policy.eviction ?? o.eviction ?? 'lru';
-  const platform = resolvePlatform(o.platform ?? 'v100x2', { gpus: o.gpus, cpus: o.cpus, gpuMem: o.gpuMem });
+  const platform = await loadPlatform(o.platform ?? 'v100x2', {
+    gpus: o.gpus,
+    cpus: o.cpus,
+    gpuMem: o.gpuMem,
+  });
   if (platform.cluster !== undefined) {
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',
@@ -213,7 +218,7 @@ export function runCommand(o: RunOptions): void {
   const total = graph.taskCount;
   const bar =
     o.progress && process.stderr.isTTY && total >= 20_000
-      ? new SingleBar({
+      ? new (await import('cli-progress')).SingleBar({
           format: 'simulating [{bar}] {percentage}% | {value}/{total} tasks | {eta}s left',
           stream: process.stderr,
           clearOnComplete: true,

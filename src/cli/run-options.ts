@@ -6,10 +6,17 @@ import { type Command, Option } from 'commander';
 import { EVICTION_POLICIES } from '../evict/index.ts';
 import { SCHEDULERS } from '../sched/index.ts';
 import { WORKLOADS } from '../workloads/index.ts';
-import { bandwidthValue, durationValue, naturalInt, positiveInt, seedValue, size } from './options.ts';
+import {
+  bandwidthValue,
+  durationValue,
+  naturalInt,
+  noiseValue,
+  positiveInt,
+  seedValue,
+  size,
+} from './options.ts';
 import type { RunOptions } from './run-command.ts';
 import { addSimulationOptions } from './sim-options.ts';
-import { noiseValue } from './sweep-command.ts';
 
 /** The examples `locus run --help` ends with. */
 const EXAMPLES = `
@@ -146,7 +153,7 @@ export function registerRunCommand(cmd: Command): void {
         const code = await (await import('./real-command.ts')).realRunCommand(opts);
         if (code !== 0) process.exitCode = code;
       } else {
-        (await import('./run-command.ts')).runCommand(opts);
+        await (await import('./run-command.ts')).runCommand(opts);
       }
     });
 }

@@ -26,7 +26,11 @@ import { checkAndWriteSettings, RunsCsvWriter, readRunsCsv, sweepSettings } from
 import { SCHEDULERS } from '../sched/index.ts';
 import { WORKLOADS } from '../workloads/index.ts';
 import { table } from './format.ts';
-import { naturalInt, positiveInt, seedValue, size } from './options.ts';
+import { naturalInt, noiseValue, positiveInt, seedValue, size } from './options.ts';
+
+/** Parses --noise (defined with the other option parsers). */
+export { noiseValue };
+
 import { makeOutputFolder, writeOutputFile } from './output-files.ts';
 import { addSimulationOptions, type SimulationFlags, schedulerOptionsFrom } from './sim-options.ts';
 import { seed001ClusterCommand } from './sweep-seed001-cluster.ts';
@@ -83,15 +87,6 @@ export function sizeList(value: string): number[] {
     for (let n = from; n <= to; n += step) out.push(n);
   }
   return out;
-}
-
-/** Parses --noise: a number in [0, 1). */
-export function noiseValue(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !(n >= 0 && n < 1)) {
-    throw new InvalidArgumentError(`'${value}' is not a noise level; use a number in [0, 1), e.g. 0.05`);
-  }
-  return n;
 }
 
 /** Adds the `sweep` command to the program. */

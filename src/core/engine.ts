@@ -36,7 +36,7 @@ import type { DurationModel } from './model.ts';
 import { type EngineObserver, ObserverHooks } from './observer.ts';
 import type { Platform } from './platform.ts';
 import { routeOf } from './platform.ts';
-import type { EvictionContext, EvictionPolicy, SchedContext, Scheduler } from './policy.ts';
+import type { EvictionContext, EvictionPolicy, RankedEviction, SchedContext, Scheduler } from './policy.ts';
 import { Cmd, TransferKind } from './protocol.ts';
 import { Rng } from './rng.ts';
 import { TaskState, TaskTable } from './tasks/task-table.ts';
@@ -221,6 +221,10 @@ export class Engine implements SchedContext, EvictionContext {
     if (from > 0) this.tasks.skip(from);
     this.eviction.init(this);
     this.scheduler.init(this);
+    const sched = this.scheduler;
+    if (sched.notifiesEvictionFilter === true && sched.evictionFilter) {
+      this.memory.index.trackHeld(this.platform.nodes.map((_, n) => sched.evictionFilter!(n)));
+    }
   }
 
   /** Every node must reach `home` and be reached from it (write-backs, staging). */
@@ -775,6 +779,14 @@ export class Engine implements SchedContext, EvictionContext {
     return this.memory.isEvictable(handle, node);
   }
 
+  rankedVictim(node: number, ranked: RankedEviction, allow?: (handle: number) => boolean): number {
+    return this.memory.rankedVictim(node, ranked, allow);
+  }
+
+  evictionFilterChanged(handle: number, node: number): void {
+    this.memory.changed(handle * this.nNodes + node);
+  }
+
   isModified(handle: number, node: number): boolean {
     return this.replicas.state[handle * this.nNodes + node] === Replica.MODIFIED;
   }
@@ -788,6 +800,7 @@ export class Engine implements SchedContext, EvictionContext {
   private growTables(taskCap: number, handleCap: number): void {
     this.tasks.grow(taskCap);
     this.replicas.grow(handleCap);
+    this.memory.grow(handleCap);
     this.workers.grow(handleCap);
     const grewBefore = this.taskCap > 0;
     this.taskCap = taskCap;

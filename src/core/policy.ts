@@ -54,6 +54,11 @@ export interface SchedContext {
    */
   wontUse(handle: number): void;
   /**
+   * Optional (the engine has it): the scheduler's evictionFilter(node) now accepts `handle`,
+   * which it refused (see Scheduler.notifiesEvictionFilter). O(log n).
+   */
+  evictionFilterChanged?(handle: number, node: number): void;
+  /**
    * The worker whose event is being handled (the one whose task finished and released the
    * task being pushed, say), or -1 at start and for transfer events.
    */
@@ -129,6 +134,13 @@ export interface Scheduler {
    */
   evictionFilter?(node: number): ((handle: number) => boolean) | undefined;
   /**
+   * Optional: true when the scheduler calls `ctx.evictionFilterChanged(handle, node)` each time
+   * its evictionFilter(node) (which must return the same function at every call) starts
+   * accepting a replica it refused. The engine then keeps the replicas the filter refuses
+   * apart and finds a filtered victim without calling the filter per candidate.
+   */
+  readonly notifiesEvictionFilter?: boolean;
+  /**
    * Optional: how many tasks each GPU worker pops ahead of its pipeline when the user gave no
    * `--lookahead` (the engine's default is 4). dmdar and dmdas ask for 1: their pop-time
    * "ready" order must see the memory state each earlier pop produced.
@@ -164,6 +176,20 @@ export interface EvictionContext {
   readonly taskCapacity: number;
   /** Size of per-handle tables. */
   readonly handleCapacity: number;
+  /**
+   * Optional (the engine has it), for a ranked policy, whose victim is always the evictable
+   * replica of least `rank` that the filter accepts and whose ranks change only when a
+   * replica is added or used (LRU, FIFO): that victim on `node`, or -1, from the engine's
+   * eviction index in O(1) amortised instead of a walk past rejected replicas; -2 when the
+   * engine does not know what `allow` means (a filter of the scheduler's own): walk then.
+   */
+  rankedVictim?(node: number, ranked: RankedEviction, allow?: (handle: number) => boolean): number;
+}
+
+/** A ranked eviction policy (see EvictionContext.rankedVictim). */
+export interface RankedEviction {
+  /** The rank of the replica of `handle` on `node`: lower goes first. */
+  rank(handle: number, node: number): number;
 }
 
 /**

@@ -16,10 +16,10 @@
  */
 import type { EvictionContext } from '../core/policy.ts';
 import type { IndexedPlanner } from '../sched/plan-index.ts';
-import { LruEviction } from './lru.ts';
+import { ListEviction } from './list-eviction.ts';
 
 /** Furthest next use first. */
-export class BeladyEviction extends LruEviction {
+export class BeladyEviction extends ListEviction {
   override readonly name = 'belady';
   /** How many future tasks per node are read. */
   readonly horizon: number;

@@ -15,7 +15,7 @@
 import type { EvictionContext } from '../core/policy.ts';
 import { LocusError } from '../core/types.ts';
 import type { IndexedPlanner } from '../sched/plan-index.ts';
-import { LruEviction } from './lru.ts';
+import { ListEviction } from './list-eviction.ts';
 
 /** A scheduler that counts planned uses of a datum per worker and can unplan tasks (DARTS). */
 interface PlanningScheduler extends Partial<IndexedPlanner> {
@@ -24,7 +24,7 @@ interface PlanningScheduler extends Partial<IndexedPlanner> {
 }
 
 /** Least used in the future, then Belady on the task buffer. */
-export class LufEviction extends LruEviction {
+export class LufEviction extends ListEviction {
   override readonly name = 'luf';
   private sched!: PlanningScheduler & EvictionContext['scheduler'];
 

@@ -1,8 +1,10 @@
 /**
  * Per-node doubly linked lists of replicas over flat typed arrays (slot = handle * nodes +
- * node), the ordered structure LRU and FIFO eviction walk.
+ * node), the ordered structure LRU and FIFO eviction walk. Each replica also gets a rank, a
+ * sequence number drawn when it enters the tail, so that list order is rank order (the memory
+ * manager's eviction index keeps candidates by rank).
  */
-import { growI32, growU8 } from '../core/growable.ts';
+import { growF64, growI32, growU8 } from '../core/growable.ts';
 import type { EvictionContext } from '../core/policy.ts';
 
 /** One intrusive list per node; O(1) append, remove and move-to-tail. */
@@ -10,6 +12,8 @@ export class ReplicaList {
   private prev: Int32Array<ArrayBuffer>;
   private next: Int32Array<ArrayBuffer>;
   private inList: Uint8Array<ArrayBuffer>;
+  private seq: Float64Array<ArrayBuffer>;
+  private nextSeq = 0;
   private readonly head: Int32Array;
   private readonly tail: Int32Array;
 
@@ -21,6 +25,7 @@ export class ReplicaList {
     this.prev = new Int32Array(slots).fill(-1);
     this.next = new Int32Array(slots).fill(-1);
     this.inList = new Uint8Array(slots);
+    this.seq = new Float64Array(slots);
     this.head = new Int32Array(nodes).fill(-1);
     this.tail = new Int32Array(nodes).fill(-1);
   }
@@ -31,6 +36,12 @@ export class ReplicaList {
     this.prev = growI32(this.prev, slots, -1);
     this.next = growI32(this.next, slots, -1);
     this.inList = growU8(this.inList, slots);
+    this.seq = growF64(this.seq, slots);
+  }
+
+  /** The replica's rank: lower is nearer the head (meaningful while it is listed). */
+  rank(handle: number, node: number): number {
+    return this.seq[handle * this.nodes + node]!;
   }
 
   /** Appends the replica at the tail of its node's list. */
@@ -38,6 +49,7 @@ export class ReplicaList {
     const s = handle * this.nodes + node;
     if (this.inList[s]) return;
     this.inList[s] = 1;
+    this.seq[s] = this.nextSeq++;
     const t = this.tail[node]!;
     this.prev[s] = t;
     this.next[s] = -1;
@@ -73,11 +85,15 @@ export class ReplicaList {
    */
   firstMatching(node: number, ctx: EvictionContext, allow?: (handle: number) => boolean): number {
     for (let s = this.head[node]!; s >= 0; s = this.next[s]!) {
+      this.steps++;
       const h = (s - node) / this.nodes;
       if (ctx.isEvictable(h, node) && (allow === undefined || allow(h))) return h;
     }
     return -1;
   }
+
+  /** Replicas firstMatching has looked at so far (the cost of its walks). */
+  steps = 0;
 
   /** Calls fn on the handles of node's list, least recent first, until fn returns true. */
   until(node: number, fn: (handle: number) => boolean): void {

@@ -4,7 +4,9 @@
  */
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
-import { compilePlatform, type LinkSpec, type PlatformFile, type Quantity } from './schema.ts';
+import { compileParsed } from './compile.ts';
+import { parsePresetFile } from './preset-file.ts';
+import type { LinkSpec, PlatformFile, Quantity } from './schema.ts';
 import { formatBytes } from './units.ts';
 
 /** One number of a preset, with where it comes from (the seed, a vendor spec, or "assumed: why"). */
@@ -202,9 +204,22 @@ export function checkOptions(name: string, limits: Limits, opts: PresetOptions =
   return { gpus, cpus, gpuMem };
 }
 
-/** Compiles a preset's platform file (an error here is a bug in the preset, not the user's). */
+/**
+ * Compiles a preset's platform file (an error here is a bug in the preset, not the user's),
+ * trusted: parsed without the zod schema (preset-file.ts), which a preset run never loads.
+ */
 export function compilePreset(file: PlatformFile): Platform {
-  return compilePlatform(file, `preset ${file.name}`, file.name);
+  const source = `preset ${file.name}`;
+  const platform = compileParsed(parsePresetFile(file), source, file.name ?? source);
+  presetWatcher?.(file, platform);
+  return platform;
+}
+
+let presetWatcher: ((file: PlatformFile, platform: Platform) => void) | undefined;
+
+/** Tests: `fn` sees every preset file compiled and its platform (undefined: none). */
+export function watchPresets(fn: ((file: PlatformFile, platform: Platform) => void) | undefined): void {
+  presetWatcher = fn;
 }
 
 /** The note that every preset description ends with. */

@@ -80,13 +80,14 @@
  * over the known future (pipeline, then the plan, then DARTS's planned tasks): with the order
  * fixed ahead it is the eviction consistent with the plan.
  *
- * Cost: packing is O(packages x anchor size x |R| x d^2) for d inputs per task (the scores
- * are recomputed over the remaining tasks for each anchor datum; packing stops at a package
- * of fewer than MIN_YIELD tasks per anchor datum); matmul2d N = 150: about 6 packages of about
- * 30 anchors over at most 22,500 tasks, about 5 s of wall time. The fewest-missing planner is
- * O(loads x (H + readers x d)): about 1 to 1.6 s for 4,000 random tasks of 5 or 6 inputs over
- * 852 to 1,705 data (both measured on a loaded 2-core machine, `planStats.planMs`; not charged
- * to the simulated time unless --charge-scheduling). A pop is
+ * Cost: an anchor step is O(candidate data) for the choice plus O(readers x d) for the datum
+ * added and each datum it makes co-read (d inputs per task; scores kept incrementally,
+ * hfp/anchor-scores.ts), a planned task O(d): O(N^2) per package on the matrix product, where
+ * rescanning every datum's readers per step cost O(anchor size x N^2); packing stops at a
+ * package of fewer than MIN_YIELD tasks per anchor datum. The fewest-missing planner is
+ * O(loads x (D + readers x d)), D the data some task reads: about 1 to 1.6 s for 4,000 random
+ * tasks of 5 or 6 inputs over 852 to 1,705 data (measured on a loaded 2-core machine,
+ * `planStats.planMs`; not charged to the simulated time unless --charge-scheduling). A pop is
  * O(1) amortised; a steal O(plan length) in the worst case (tasks already taken are skipped).
  * Chain packing is O(chains) per chain joining a package plus O(new inputs x readers) for the
  * tied candidates: about 0.1 to 0.7 s for 3-D GEMM at N = 17 to 24 (289 to 576 chains). A
@@ -99,6 +100,7 @@ import type { EvictionPolicy, SchedContext, Scheduler } from '../core/policy.ts'
 import { AccessMode } from '../core/types.ts';
 import { BeladyEviction } from '../evict/belady.ts';
 import { DartsScheduler } from './darts/darts.ts';
+import { AnchorScores } from './hfp/anchor-scores.ts';
 import { ChainRunner } from './hfp/chain-runner.ts';
 import { findChains, planChains } from './hfp/chains.ts';
 import { CpuRule } from './hfp/cpu-rule.ts';
@@ -503,7 +505,7 @@ export class HfpScheduler implements Scheduler {
     const K = this.gpus.length;
     let remaining = rest.length;
     const inAnchor = new Uint8Array(H);
-    const coRead = new Int32Array(H);
+    let scores: AnchorScores | undefined; // built at the first package
     const recentOf: number[][] = this.gpus.map(() => []);
     let maxInput = 0;
     for (const t of rest) for (const h of inputs.get(t)!) maxInput = Math.max(maxInput, size[h]!);
@@ -560,50 +562,28 @@ export class HfpScheduler implements Scheduler {
           ? 0
           : alone.bytes;
     let packedTasks = 0;
+    // Each GPU's anchor budget: its memory less the reserve and the shared data.
+    const budgets = this.gpus.map((w) => {
+      let budget = ctx.memoryCapacity(ctx.platform.workers[w]!.node) - RESERVE_TASKS * footprint;
+      for (let h = 0; h < H; h++) if (everywhere[h]) budget -= size[h]!;
+      return budget;
+    });
     while (remaining > 0 && packBytes < bound) {
       let k = 0;
       for (let j = 1; j < K; j++) if (work[j]! < work[k]!) k = j;
-      const node = ctx.platform.workers[this.gpus[k]!]!.node;
-      let budget = ctx.memoryCapacity(node) - RESERVE_TASKS * footprint;
-      for (let h = 0; h < H; h++) if (everywhere[h]) budget -= size[h]!;
-      // Grow the anchor.
+      let budget = budgets[k]!;
+      // Grow the anchor: the datum of greatest (s1, s2) joins it (anchor-scores.ts).
+      scores ??= new AnchorScores(rest, (t) => inputs.get(t)!, H, g.taskCount, everywhere, inAnchor);
       const anchor: number[] = [];
       for (;;) {
-        let best = -1;
-        let b1 = -1;
-        let b2 = -1;
-        for (let d = 0; d < H; d++) {
-          if (inAnchor[d] || everywhere[d] || size[d]! > budget) continue;
-          let s1 = 0;
-          let s2 = 0;
-          let any = false;
-          for (const t of readers[d]!) {
-            if (planned[t]) continue;
-            any = true;
-            let m = 0;
-            for (const x of inputs.get(t)!) {
-              if (x === d || inAnchor[x] || everywhere[x]) continue;
-              m++;
-              if (coRead[x] > 0) s2++;
-            }
-            if (m <= 1) s1++;
-          }
-          if (!any) continue;
-          if (s1 > b1 || (s1 === b1 && s2 > b2)) {
-            best = d;
-            b1 = s1;
-            b2 = s2;
-          }
-        }
+        const best = scores.best(budget, size);
         if (best < 0) break;
         anchor.push(best);
         inAnchor[best] = 1;
         budget -= size[best]!;
-        for (const t of readers[best]!) {
-          if (planned[t]) continue;
-          for (const x of inputs.get(t)!) if (x !== best) coRead[x]!++;
-        }
+        scores.add(best);
       }
+      scores.endGrowth();
       // The package: tasks on the anchor alone, then streamed data one by one.
       const own: number[] = [];
       const groups = new Map<number, number[]>();
@@ -613,10 +593,12 @@ export class HfpScheduler implements Scheduler {
           const m = missing(t);
           if (m === 0) {
             planned[t] = 1;
+            scores.planned(t);
             own.push(t);
           } else if (m === 1) {
             const d = inputs.get(t)!.find((h) => inAnchor[h] === 0 && everywhere[h] === 0)!;
             planned[t] = 1;
+            scores.planned(t);
             const list = groups.get(d) ?? [];
             if (list.length === 0) groups.set(d, list);
             list.push(t);
@@ -677,7 +659,6 @@ export class HfpScheduler implements Scheduler {
         recentOf[k]!.push(d);
       }
       for (const a of anchor) inAnchor[a] = 0;
-      coRead.fill(0);
       // A package of fewer tasks than MIN_YIELD per anchor datum stops the packing (task sets
       // whose inputs spread too widely), and so do packages loading more bytes per task than
       // the fewest-missing planner alone does on average: the planner takes the rest.

@@ -18,6 +18,13 @@
  * hint first, before the eviction policy is asked. A task using the replica again clears it.
  * Schedulers give the same hint through SchedContext.wontUse, applied at once (hint(h)).
  *
+ * Victims of a ranked policy (LRU, FIFO) come from the eviction index (eviction-index.ts):
+ * the evictable replicas by rank, apart by what a filter may refuse (modified; held by the
+ * scheduler's filter; read by a buffered task), so a search never walks past rejected
+ * replicas. The filters it knows: none, the clean pass (cleanFilter), the scheduler's
+ * evictionFilter when it notifies its changes, and the lookahead buffers' (described by the
+ * worker pipelines); others (tidy's, a custom scheduler's) go to the policy's own walk.
+ *
  * Clean buffers (EngineOptions.minClean / targetClean, StarPU's STARPU_MINIMUM_CLEAN_BUFFERS /
  * STARPU_TARGET_CLEAN_BUFFERS, memalloc.c's starpu_memchunk_tidy): per node, the replicas it
  * holds are counted, and those dirty (modified, off their home, no copy home in flight); a
@@ -34,8 +41,9 @@
 
 import type { Engine } from '../engine.ts';
 import { IntList } from '../growable.ts';
-import type { EvictionPolicy } from '../policy.ts';
+import type { EvictionPolicy, RankedEviction } from '../policy.ts';
 import { Cmd, TransferKind } from '../protocol.ts';
+import { EVICT_DIRTY, EvictionIndex } from './eviction-index.ts';
 import {
   F_DROP,
   F_EVICTING,
@@ -66,6 +74,9 @@ export class MemoryManager {
   private filterAllow: ((handle: number) => boolean) | undefined = undefined;
   private readonly cleanFilter = (h: number): boolean =>
     this.evictionCost(h, this.filterNode) === 0 && (this.filterAllow === undefined || this.filterAllow(h));
+
+  /** The evictable replicas by class and rank, for ranked eviction policies (eviction-index.ts). */
+  readonly index: EvictionIndex;
 
   /** Per node, handles given a wontUse hint (stale entries are dropped as they are met). */
   private readonly hinted: IntList[];
@@ -109,14 +120,50 @@ export class MemoryManager {
     this.capacity = new Float64Array(nodes.map((n) => n.capacity));
     this.count = new Int32Array(this.nn);
     this.dirty = new Int32Array(this.nn);
+    this.index = new EvictionIndex(engine, this);
+  }
+
+  /** Per-handle tables now hold `handleCap` handles. */
+  grow(handleCap: number): void {
+    this.index.grow(handleCap);
+  }
+
+  /**
+   * The replica in `slot` may have become eligible for more victim searches (unpinned, valid,
+   * clean, no longer refused by a filter): the eviction index re-places it. O(log n).
+   */
+  changed(slot: number): void {
+    this.index.touch(slot);
+  }
+
+  /**
+   * EvictionContext.rankedVictim: the evictable replica of node n of least rank that `allow`
+   * accepts, from the eviction index, or -1; -2 when the index does not know what `allow`
+   * means. O(1) amortised (see eviction-index.ts).
+   */
+  rankedVictim(n: number, ranked: RankedEviction, allow: ((handle: number) => boolean) | undefined): number {
+    const skip = this.filterBits(allow);
+    return skip < 0 ? -2 : this.index.victim(n, skip, ranked);
+  }
+
+  /** The index's class bits `allow` refuses, -1 when it does not know the filter. */
+  private filterBits(allow: ((handle: number) => boolean) | undefined): number {
+    if (allow === undefined) return 0;
+    if (allow === this.cleanFilter) {
+      const b = this.filterBits(this.filterAllow);
+      return b < 0 ? -1 : b | EVICT_DIRTY;
+    }
+    return this.index.bitsOf(allow);
   }
 
   /**
    * Brings the dirty count of `slot`'s node up to date after its state or flags changed
    * (every site that makes a replica modified, clean, invalid or starts or ends its copy home
-   * calls it). O(1), and nothing when the clean-buffer knobs are off.
+   * calls it), and re-places it in the eviction index. O(1) for the count, nothing when the
+   * clean-buffer knobs are off; O(log n) for the index once it is built.
    */
   sync(slot: number): void {
+    this.index.touch(slot);
     if (this.minClean <= 0) return;
     const r = this.r;
     const n = slot % this.nn;
@@ -169,6 +216,7 @@ export class MemoryManager {
     this.used[n]! += e.graph.handleSize.data[h]!;
     this.count[n]!++;
     this.eviction.added(h, n);
+    this.index.touch(slot);
     if (state === Replica.LOADING) e.scheduler.dataRequested?.(h, n);
     const hooks = e.hooks.replicaAllocated;
     for (let i = 0; i < hooks.length; i++) hooks[i]!(h, n, e.nowS);
@@ -185,6 +233,7 @@ export class MemoryManager {
     this.used[n]! -= e.graph.handleSize.data[h]!;
     this.count[n]!--;
     this.eviction.removed(h, n);
+    this.index.removed(slot);
     e.emit(Cmd.FREE, h, n);
     const hooks = e.hooks.replicaFreed;
     for (let i = 0; i < hooks.length; i++) hooks[i]!(h, n, reason, e.nowS);
@@ -210,6 +259,7 @@ export class MemoryManager {
       // Dropped after its task by a coherence policy; the copies that read it are done.
       this.free(h, n, 'evict');
     } else {
+      this.index.touch(slot);
       this.e.requests.markDirty(n);
     }
   }

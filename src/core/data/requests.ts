@@ -126,6 +126,7 @@ export class RequestQueues {
       // except at home, whose buffer is permanent.
       if (n !== r.home[h]) return false;
       r.state[slot] = mode === AccessMode.W ? Replica.ALLOCATED : Replica.LOADING;
+      e.memory.sync(slot); // a dead home copy makes the handle's modified replicas clean to evict
       if (mode !== AccessMode.W) e.scheduler.dataRequested?.(h, n);
     } else {
       const bytes = g.handleSize.data[h]!;

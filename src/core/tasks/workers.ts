@@ -8,6 +8,7 @@
  * never evicts data another buffered task of the node reads.
  */
 
+import { EVICT_BUFFERED } from '../data/eviction-index.ts';
 import { applyWrites } from '../data/msi.ts';
 import type { Engine } from '../engine.ts';
 import { fmtBytes } from '../format-bytes.ts';
@@ -188,8 +189,17 @@ export class WorkerPipelines {
       const nn = this.e.replicas.nNodes;
       f = sched ? (h) => this.bufNeed[h * nn + n] === 0 && sched(h) : (h) => this.bufNeed[h * nn + n] === 0;
       this.bufferFilters[n] = f;
+      // The eviction index applies it without calling it when it knows the scheduler's part.
+      const index = this.e.memory.index;
+      const schedBits = sched ? index.bitsOf(sched) : 0;
+      if (schedBits >= 0) index.describe(f, EVICT_BUFFERED | schedBits);
     }
     return f;
+  }
+
+  /** Tasks in node n's lookahead buffers that read the handle of `slot` (h * nodes + n). */
+  bufferedReads(slot: number): number {
+    return this.bufNeed[slot]!;
   }
 
   /**
@@ -278,7 +288,9 @@ export class WorkerPipelines {
     } else {
       const nn = e.replicas.nNodes;
       for (let a = g.accessStart.data[task]!; a < g.accessStart.data[task + 1]!; a++) {
-        if (g.accessMode.data[a]! & AccessMode.R) this.bufNeed[g.accessHandle.data[a]! * nn + n]!--;
+        if (!(g.accessMode.data[a]! & AccessMode.R)) continue;
+        const slot = g.accessHandle.data[a]! * nn + n;
+        if (--this.bufNeed[slot]! === 0) e.memory.changed(slot);
       }
     }
     tasks.state[task] = TaskState.QUEUED;

@@ -48,6 +48,8 @@ export class DequeModelScheduler implements Scheduler {
   readonly lookahead: number | undefined;
   /** Takes tasks submitted while it runs, except the -init variants (a whole-graph mapping). */
   readonly dynamic: boolean;
+  /** QueuedInputs tells the engine of every input no queued task of a node reads any more. */
+  readonly notifiesEvictionFilter = true;
   /** The completion-time estimator (exposed for tests and tools). */
   readonly estimator: CompletionEstimator;
   /** The per-worker queues. */
@@ -83,9 +85,9 @@ export class DequeModelScheduler implements Scheduler {
     this.estimator.init(ctx);
     this.inputs.init(ctx);
     this.queues.init(ctx, this.inputs);
-    this.prefetcher?.init(ctx, this.inputs);
-    this.owners?.init(ctx);
     this.allow = ctx.platform.nodes.map((_, node) => (handle: number) => !this.inputs.needed(handle, node));
+    this.prefetcher?.init(ctx, this.inputs, this.allow);
+    this.owners?.init(ctx);
   }
 
   /**

@@ -74,14 +74,20 @@ export class QueuedInputs {
     }
   }
 
-  /** Forgets `task`, just taken off a queue of a worker of `node`. O(inputs). */
+  /**
+   * Forgets `task`, just taken off a queue of a worker of `node`; tells the engine of each
+   * input no queued task of the node reads any more (SchedContext.evictionFilterChanged).
+   * O(inputs), plus O(log n) per input so released.
+   */
   remove(task: number, node: number): void {
     const g = this.ctx.graph;
     const aEnd = g.accessStart.data[task + 1]!;
     for (let a = g.accessStart.data[task]!; a < aEnd; a++) {
       if (!(g.accessMode.data[a]! & AccessMode.R)) continue;
-      const s = g.accessHandle.data[a]! * this.nodes + node;
-      this.count[s]!--;
+      const h = g.accessHandle.data[a]!;
+      const s = h * this.nodes + node;
+      // No queued task of the node reads it any more: the prefetch filters accept it now.
+      if (--this.count[s]! === 0) this.ctx.evictionFilterChanged?.(h, node);
       const p = this.prev[a]!;
       const n = this.next[a]!;
       if (p >= 0) this.next[p] = n;

@@ -36,12 +36,16 @@ export class Prefetcher {
   private pendingBit = new Uint8Array(0);
   private retrying = false;
 
-  init(ctx: SchedContext, inputs: QueuedInputs): void {
+  /**
+   * `allow[node]`: which replicas of node a prefetch may evict (the scheduler's evictionFilter,
+   * the same functions, so that the engine's eviction index knows them).
+   */
+  init(ctx: SchedContext, inputs: QueuedInputs, allow: ((handle: number) => boolean)[]): void {
     this.ctx = ctx;
     this.inputs = inputs;
     this.home = ctx.platform.homeNode;
     this.nn = ctx.platform.nodes.length;
-    this.allow = ctx.platform.nodes.map((_, node) => (handle: number) => !inputs.needed(handle, node));
+    this.allow = allow;
     this.pending = ctx.platform.nodes.map(() => new IntQueue());
     this.pendingBit = new Uint8Array(ctx.handleCapacity * this.nn);
   }

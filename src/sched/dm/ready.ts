@@ -10,8 +10,9 @@
  * - dmdar: (non-ready inputs, queue order): per worker and non-ready count b, a hierarchical
  *   bitset over queue positions (BucketIndex); a pop takes the smallest position of the
  *   lowest non-empty count, a count change moves a task between two bitsets;
- * - dmdas: (-priority, non-ready inputs, queue order): per worker, an indexed binary heap
- *   under that key (HeapIndex); a count change re-sifts the task.
+ * - dmdas: (-priority, non-ready inputs, queue order): per worker and priority value the same
+ *   bitsets over that class's positions (PriorityBucketIndex, priority-buckets.ts), and a heap
+ *   of the classes; a count change moves a task between two bitsets of its class.
  * The non-ready counts are kept up to date incrementally instead of rescanning at each pop.
  *
  * Counting: `present[handle, node]` mirrors ctx.isValidOrLoading. On every data notification
@@ -21,37 +22,22 @@
  * their count moved by one.
  *
  * Costs (q = tasks queued on the worker, a = accesses of the task, N = memory nodes,
- * k = tasks queued on the node that read the handle, L = distinct counts in use, <= a + 1):
- * - add (push):  O(a) + one insertion: O(log32 q) dmdar, O(log q) dmdas
- * - pop:         dmdar O(L + log32 q), dmdas O(log q)
- * - notification about a handle: O(N) + k moves: O(log32 q) each dmdar, O(log q) dmdas
- * - planned(w):  dmdar O(q / 32 + q) for the whole queue; dmdas O(j log j) for the first j.
+ * k = tasks queued on the node that read the handle, L = distinct counts in use, <= a + 1,
+ * P = distinct priorities queued on the worker):
+ * - add (push):  O(a) + one insertion: O(log32 q), plus O(log P) dmdas
+ * - pop:         O(L + log32 q), plus O(log P) per emptied class dmdas
+ * - notification about a handle: O(N) + k moves of O(log32 q) each. The k term grows with
+ *   the queues: on matmul2d, where every task is queued at start, a datum loaded or evicted
+ *   moves the counts of all the tasks of its row or column still queued on the node.
+ * - planned(w):  O(q / 32 + q) for the whole queue, plus O(P log P) dmdas.
  */
-import { growF64, growI32, growU8, IntList } from '../../core/growable.ts';
+import { growI32, growU8, IntList } from '../../core/growable.ts';
 import type { SchedContext } from '../../core/policy.ts';
 import { AccessMode } from '../../core/types.ts';
 import { HierBitset } from './bitset.ts';
-import { TaskHeap } from './heap.ts';
 import type { QueuedInputs } from './inputs.ts';
+import { PriorityBucketIndex, type ReadyIndex } from './priority-buckets.ts';
 import type { WorkerQueues } from './queues.ts';
-
-/** The order among a worker's queued tasks, given their non-ready counts. */
-interface ReadyIndex {
-  /** `task` joins `worker`'s queue with its count set. */
-  add(task: number, worker: number): void;
-  /** `task`'s count changed by `delta` (its new value already stored). */
-  moved(task: number, worker: number, delta: number): void;
-  /** Takes the first task of `worker`, or -1. */
-  pop(worker: number): number;
-  /** Tasks queued on `worker`. */
-  size(worker: number): number;
-  /** `worker`'s tasks in pop order. */
-  planned(worker: number): Iterable<number>;
-  /** Per-task tables now hold `tasks` entries; `nonReady` is the grown count table. */
-  grow(tasks: number, nonReady: Int32Array<ArrayBuffer>): void;
-  /** Makes room for non-ready counts up to `most` (a task with that many inputs arrived). */
-  ensureLevels(most: number): void;
-}
 
 /** dmdar: per worker and count, a bitset over queue positions. */
 class BucketIndex implements ReadyIndex {
@@ -141,65 +127,6 @@ class BucketIndex implements ReadyIndex {
   }
 }
 
-/** dmdas: per worker, an indexed heap on (-priority, count, queue order). */
-class HeapIndex implements ReadyIndex {
-  private readonly heaps: TaskHeap[];
-  private seq: Float64Array<ArrayBuffer>;
-  private pos: Int32Array<ArrayBuffer>;
-  private nextSeq = 0;
-
-  /** @param prio reads the current priority table (the graph's grows with submissions). */
-  constructor(
-    workers: number,
-    tasks: number,
-    private nonReady: Int32Array<ArrayBuffer>,
-    prio: () => Float64Array,
-  ) {
-    this.seq = new Float64Array(tasks);
-    this.pos = new Int32Array(tasks).fill(-1);
-    const less = (a: number, b: number) => {
-      const p = prio();
-      const nr = this.nonReady;
-      return (
-        p[a]! > p[b]! ||
-        (p[a] === p[b] && (nr[a]! < nr[b]! || (nr[a] === nr[b] && this.seq[a]! < this.seq[b]!)))
-      );
-    };
-    this.heaps = Array.from({ length: workers }, () => new TaskHeap(less, this.pos));
-  }
-
-  grow(tasks: number, nonReady: Int32Array<ArrayBuffer>): void {
-    this.seq = growF64(this.seq, tasks);
-    this.pos = growI32(this.pos, tasks, -1);
-    for (const h of this.heaps) h.setPositions(this.pos);
-    this.nonReady = nonReady;
-  }
-
-  ensureLevels(): void {}
-
-  add(task: number, worker: number): void {
-    this.seq[task] = this.nextSeq++;
-    this.heaps[worker]!.push(task);
-  }
-
-  moved(task: number, worker: number, delta: number): void {
-    if (delta < 0) this.heaps[worker]!.decreased(task);
-    else this.heaps[worker]!.increased(task);
-  }
-
-  pop(worker: number): number {
-    return this.heaps[worker]!.pop();
-  }
-
-  size(worker: number): number {
-    return this.heaps[worker]!.size;
-  }
-
-  planned(worker: number): Iterable<number> {
-    return this.heaps[worker]!.ordered();
-  }
-}
-
 /** Per-worker queues popped by the ready criterion, optionally after priority. */
 export class ReadyQueues implements WorkerQueues {
   private ctx!: SchedContext;
@@ -232,20 +159,18 @@ export class ReadyQueues implements WorkerQueues {
       for (let n = 0; n < this.nn; n++) this.present[h * this.nn + n] = ctx.isValidOrLoading(h, n) ? 1 : 0;
     }
     this.workerNode = Int32Array.from(ctx.platform.workers, (w) => w.node);
-    if (this.byPriority) {
-      this.index = new HeapIndex(nw, nt, this.nonReady, () => g.taskPriority.data);
-    } else {
-      let most = 0;
-      for (let t = 0; t < g.taskCount; t++) {
-        let reads = 0;
-        for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
-          if (g.accessMode.data[a]! & AccessMode.R) reads++;
-        }
-        if (reads > most) most = reads;
+    let most = 0;
+    for (let t = 0; t < g.taskCount; t++) {
+      let reads = 0;
+      for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
+        if (g.accessMode.data[a]! & AccessMode.R) reads++;
       }
-      this.levels = most + 1;
-      this.index = new BucketIndex(nw, nt, most + 1, this.nonReady);
+      if (reads > most) most = reads;
     }
+    this.levels = most + 1;
+    this.index = this.byPriority
+      ? new PriorityBucketIndex(nw, nt, most + 1, this.nonReady, () => g.taskPriority.data)
+      : new BucketIndex(nw, nt, most + 1, this.nonReady);
   }
 
   grow(tasks: number, handles: number): void {

@@ -18,8 +18,8 @@
  * The counts are updated incrementally on each load, eviction and planned task (readers of the
  * datum only), so a step costs O(readers x inputs) plus a scan of the data in case 2 and of
  * the tasks in case 3 (rare: only when no task is one datum away) and of the resident set on
- * an eviction: O(loads x (H + resident x readers)) in all, well under a second for 4,000
- * tasks of 6 inputs over 1,705 data.
+ * an eviction: O(loads x (D + resident x readers)) in all, D the data some task reads (the
+ * scans skip the others: a matrix product's outputs, N^2 of them against 2N inputs).
  */
 
 /** Pin levels while loading: never evicted, evicted last. */
@@ -76,6 +76,9 @@ export function planGreedy(input: GreedyInput): GreedyPlan {
   }
   const remainingReaders = new Int32Array(H);
   for (let h = 0; h < H; h++) remainingReaders[h] = readers[h]!.length;
+  // The data some task reads, in index order: the only ones ever resident or completing tasks.
+  const data: number[] = [];
+  for (let h = 0; h < H; h++) if (readers[h]!.length > 0) data.push(h);
   const resident = capacity.map(() => new Uint8Array(H));
   const used = capacity.map(() => 0);
   const stamp = capacity.map(() => new Float64Array(H));
@@ -132,7 +135,7 @@ export function planGreedy(input: GreedyInput): GreedyPlan {
     const m = miss[k]!;
     let victim = -1;
     let best = Number.POSITIVE_INFINITY;
-    for (let h = 0; h < H; h++) {
+    for (const h of data) {
       if (r[h] === 0 || pinned[h] === HARD) continue;
       // A soft-pinned datum (input of the tasks the load completes) goes only when nothing else can.
       const v = (pinned[h] === SOFT ? SOFT_COST : 0) + val[k]![h]!;
@@ -195,7 +198,7 @@ export function planGreedy(input: GreedyInput): GreedyPlan {
     // 2. The datum that completes the most tasks.
     const o = one[k]!;
     let d = -1;
-    for (let h = 0; h < H; h++) {
+    for (const h of data) {
       if (o[h]! <= 0) continue;
       if (d < 0 || o[h]! > o[d]! || (o[h] === o[d] && remainingReaders[h]! > remainingReaders[d]!)) d = h;
     }
