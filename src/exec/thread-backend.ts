@@ -109,6 +109,8 @@ const SPIN_MS = 0.05;
  * next task depends on the completion spends idle (issue 22: 2-core Cholesky).
  */
 const BLOCK_MS = 2;
+/** Bound of the spin score (waits of either verdict it takes to change the main thread's mind). */
+const SPIN_SCORE_MAX = 8;
 /** A held-back copy due within this many ms is waited for by spinning, not by a timer. */
 const TIMER_SPIN_MS = 2;
 
@@ -155,6 +157,10 @@ export class ThreadBackend implements Backend {
   private readonly workerOf: readonly number[];
   private readonly threadOf: Int32Array;
   private readonly blocking: boolean;
+  /** A core is free for the main thread beside the workers: it may always spin. */
+  private readonly spareCore: boolean;
+  /** Recent waits' verdict on spinning: > 0 when they were shorter than the spin. */
+  private spinScore = 0;
 
   constructor(o: ThreadBackendOptions) {
     this.p = o.platform;
@@ -163,6 +169,7 @@ export class ThreadBackend implements Backend {
     this.payloads = o.payloads;
     this.throttle = o.throttle ?? false;
     this.blocking = o.blocking ?? true;
+    this.spareCore = availableParallelism() > (o.workers?.length ?? this.p.workers.length);
     this.workerOf = o.workers ?? this.p.workers.map((_, w) => w);
     this.threadOf = new Int32Array(this.p.workers.length).fill(-1);
     this.workerOf.forEach((w, t) => {
@@ -496,11 +503,17 @@ export class ThreadBackend implements Backend {
     // resolution (a wait's timeout is a libuv timer: about 1 ms), so throttled copies last
     // what the link says.
     const next = this.timerAt.length > 0 ? this.timerAt[0]! * 1000 + this.t0 : Number.POSITIVE_INFINITY;
-    // Spinning steals a core from the workers when they have one each (issue 22): then block.
-    const spin = availableParallelism() > this.rings.length ? SPIN_MS : 0;
-    const until = next - performance.now() < TIMER_SPIN_MS ? next : performance.now() + spin;
+    // Spinning steals a core from the workers when they have one each (issue 22): then it
+    // spins only while recent waits were shorter than the spin (tasks of microseconds), and
+    // blocks while they were longer (tasks of milliseconds, which the core is for).
+    const spin = this.spareCore || this.spinScore > 0 ? SPIN_MS : 0;
+    const spinFrom = performance.now();
+    const until = next - spinFrom < TIMER_SPIN_MS ? next : spinFrom + spin;
     while (performance.now() < until) {
-      if (Atomics.load(bell, BELL_COUNT) !== seen) return RESOLVED;
+      if (Atomics.load(bell, BELL_COUNT) !== seen) {
+        if (this.spinScore < SPIN_SCORE_MAX) this.spinScore++;
+        return RESOLVED;
+      }
     }
     if (this.finishedCopies.length > 0 || this.dead.length > 0) return RESOLVED;
     let wait = this.timerAt.length > 0 ? Math.max(0, (this.timerAt[0]! - this.now()) * 1000) : 50;
@@ -511,7 +524,12 @@ export class ThreadBackend implements Backend {
     Atomics.store(bell, BELL_SLEEP, 1);
     // Block first: a worker's completion wakes this thread at once. The driver yields to the
     // event loop every few ms of activity, so other events are delayed by BLOCK_MS at most.
-    if (Atomics.wait(bell, BELL_COUNT, seen, Math.min(wait, BLOCK_MS)) !== 'timed-out' || wait <= BLOCK_MS) {
+    const woke = Atomics.wait(bell, BELL_COUNT, seen, Math.min(wait, BLOCK_MS)) !== 'timed-out';
+    // A wait a spin would have covered counts for spinning, a longer one against it.
+    if (woke && performance.now() - spinFrom < SPIN_MS) {
+      if (this.spinScore < SPIN_SCORE_MAX) this.spinScore++;
+    } else if (this.spinScore > -SPIN_SCORE_MAX) this.spinScore--;
+    if (woke || wait <= BLOCK_MS) {
       Atomics.store(bell, BELL_SLEEP, 0);
       return RESOLVED;
     }
