@@ -36,22 +36,14 @@ const TILE = 256;
 
 /** One point in this process; prints a JSON line. */
 async function child(workload: string, tiles: number, spec: string): Promise<void> {
-  const { simulate } = await import('../src/sim/simulate.ts');
-  const { resolvePlatform } = await import('../src/platform/presets.ts');
-  const { generateWorkload } = await import('../src/workloads/index.ts');
-  const { parsePolicySpec } = await import('../src/report/policy-spec.ts');
-  const policy = parsePolicySpec(spec);
-  const wl = generateWorkload(workload, { tiles, tileSize: TILE });
-  const platform = resolvePlatform('v100x2', { gpuMem: GPU_MEM });
-  const c0 = process.cpuUsage();
-  const { report } = simulate({
-    graph: wl.graph,
-    platform,
-    scheduler: policy.scheduler,
-    eviction: policy.eviction,
-  });
-  const c = process.cpuUsage(c0);
-  const cpu = (c.user + c.system) / 1e6;
+  const { simModules, timedSimulation } = await import('./timed-sim.ts');
+  const { report, cpu } = timedSimulation(
+    await simModules(),
+    workload,
+    { tiles, tileSize: TILE },
+    spec,
+    GPU_MEM,
+  );
   process.stdout.write(
     `${JSON.stringify({ tasks: report.tasks, cpu, evictions: report.evictions, rssMiB: process.resourceUsage().maxRSS / 1024 })}\n`,
   );

@@ -11,7 +11,7 @@
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 interface Case {
   name: string;
@@ -72,25 +72,10 @@ const CASES: Case[] = [
 
 /** One case with `tree`'s build in this process; prints a JSON line. */
 async function child(tree: string, c: Case): Promise<void> {
-  const dist = (m: string) => pathToFileURL(resolve(tree, 'dist', m)).href;
-  const { simulate } = await import(dist('sim/simulate.js'));
-  const { resolvePlatform } = await import(dist('platform/presets.js'));
-  const { generateWorkload } = await import(dist('workloads/index.js'));
-  const { parsePolicySpec } = await import(dist('report/policy-spec.js'));
-  const policy = parsePolicySpec(c.sched);
+  const { simModules, timedSimulation } = await import('./timed-sim.ts');
   const params: Record<string, number> = { tiles: c.tiles };
   if (c.tileSize !== undefined) params.tileSize = c.tileSize;
-  const wl = generateWorkload(c.workload, params);
-  const platform = resolvePlatform('v100x2', c.gpuMem === undefined ? {} : { gpuMem: c.gpuMem });
-  const c0 = process.cpuUsage();
-  const { report } = simulate({
-    graph: wl.graph,
-    platform,
-    scheduler: policy.scheduler,
-    eviction: policy.eviction,
-  });
-  const u = process.cpuUsage(c0);
-  const cpu = (u.user + u.system) / 1e6;
+  const { report, cpu } = timedSimulation(await simModules(tree), c.workload, params, c.sched, c.gpuMem);
   process.stdout.write(`${JSON.stringify({ rate: report.tasks / cpu, makespan: report.makespanS })}\n`);
 }
 
