@@ -133,7 +133,12 @@ function sh(file, args, limitS, env = {}) {
   });
 }
 
-const locus = (args, limitS, env) =>
+/**
+ * The check's real runs record their task times in a model folder of their own, never in the
+ * user's ~/.locus (the calibration step has another).
+ */
+const runModels = mkdtempSync(join(tmpdir(), 'locus-device-check-runs-'));
+const locus = (args, limitS, env = { LOCUS_PERFMODEL_DIR: runModels }) =>
   sh(process.execPath, [join(root, 'bin/locus.mjs'), ...args], limitS, env);
 
 /** The GPU as nvidia-smi and PyTorch describe it, with its FP32 peak (null fields where unknown). */
