@@ -45,8 +45,8 @@ export interface DriverOptions {
   /** Ended tasks between progress calls (default 10,000). */
   progressEvery?: number;
   /**
-   * Observers of the moments copies started moving (default: the engine's observers, when
-   * the driver is made, that have a transferMoved method).
+   * Observers of the moments copies started moving (default: the engine's observers that
+   * have a transferMoved method, as they stand when the first copy completes).
    */
   copyObservers?: CopyStartObserver[];
 }
@@ -65,7 +65,7 @@ export class Driver implements EventSink {
   /** Events the backend delivered. */
   events = 0;
   private readonly timed: EngineObserver[];
-  private readonly moved: CopyStartObserver[];
+  private moved: CopyStartObserver[] | undefined;
   private readonly hooks: DriverHooks;
   private readonly every: number;
   private nextProgress: number;
@@ -76,11 +76,7 @@ export class Driver implements EventSink {
     options: DriverOptions = {},
   ) {
     this.timed = options.timedObservers ?? [];
-    this.moved =
-      options.copyObservers ??
-      (engine.observers.filter(
-        (ob) => typeof (ob as Partial<CopyStartObserver>).transferMoved === 'function',
-      ) as unknown as CopyStartObserver[]);
+    this.moved = options.copyObservers;
     this.hooks = options.hooks ?? {};
     this.every = options.progressEvery ?? 10_000;
     this.nextProgress = this.every;
@@ -159,7 +155,10 @@ export class Driver implements EventSink {
 
   transferFinished(id: number, startS: number): void {
     this.events++;
-    for (let i = 0; i < this.moved.length; i++) this.moved[i]!.transferMoved(id, startS);
+    const moved = (this.moved ??= this.engine.observers.filter(
+      (ob) => typeof (ob as Partial<CopyStartObserver>).transferMoved === 'function',
+    ) as unknown as CopyStartObserver[]);
+    for (let i = 0; i < moved.length; i++) moved[i]!.transferMoved(id, startS);
     this.engine.transferFinished(id, this.backend.now());
     this.execute();
   }

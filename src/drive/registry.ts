@@ -25,14 +25,14 @@ export interface BackendSetup {
   model: DurationModel;
   /** Seed of the run's random draws. */
   seed: number;
-  /** The tasks' kernels and arguments (a real backend runs them). */
-  payloads: TaskPayloads;
-  /** Replica buffers, shared with the worker threads. */
-  store: BufferStore;
+  /** The tasks' kernels and arguments (a real backend runs them; required there). */
+  payloads?: TaskPayloads;
+  /** Replica buffers, shared with the worker threads (a real backend's; required there). */
+  store?: BufferStore;
   /** One thread per platform worker (a backend that runs CPU kernels on threads). */
-  pool: WorkerPool | undefined;
-  /** Hold copies to their route's speed (emulated device links). */
-  throttle: boolean;
+  pool?: WorkerPool | undefined;
+  /** Hold copies to their route's speed (emulated device links); default false. */
+  throttle?: boolean;
   /**
    * Real GPUs (the webgpu backend): the logical device of each GPU memory node, the WGSL of a
    * task's codelet, and the CPU workers the pool's threads run (thread i: cpuWorkers[i]).
@@ -69,13 +69,15 @@ export const BACKENDS: readonly BackendEntry[] = [
     mode: 'real',
     summary: 'one worker thread per platform worker; GPUs as emulated device memories in host memory',
     create: (s) => {
-      if (s.pool === undefined) throw new Error('the threads backend needs the runtime worker pool');
+      const { pool, store, payloads } = s;
+      if (pool === undefined || store === undefined || payloads === undefined)
+        throw new Error('the threads backend needs a worker pool, a buffer store and the task payloads');
       return new ThreadBackend({
         platform: s.platform,
-        pool: s.pool,
-        store: s.store,
-        payloads: s.payloads,
-        throttle: s.throttle,
+        pool,
+        store,
+        payloads,
+        throttle: s.throttle ?? false,
       });
     },
   },
@@ -84,17 +86,20 @@ export const BACKENDS: readonly BackendEntry[] = [
     mode: 'real',
     summary: 'CPU workers on worker threads, GPU workers on WebGPU devices (real GPUs, or lavapipe)',
     create: (s) => {
-      if (s.pool === undefined || s.gpu === undefined)
-        throw new Error('the webgpu backend needs the runtime worker pool and its devices');
+      const { pool, store, payloads, gpu } = s;
+      if (pool === undefined || store === undefined || payloads === undefined || gpu === undefined)
+        throw new Error(
+          'the webgpu backend needs a worker pool, a buffer store, the task payloads and its devices',
+        );
       return new HybridBackend({
         platform: s.platform,
-        pool: s.pool,
-        cpuWorkers: s.gpu.cpuWorkers,
-        store: s.store,
-        payloads: s.payloads,
-        devices: s.gpu.devices,
-        gpuKernelOf: s.gpu.kernelOf,
-        throttle: s.throttle,
+        pool,
+        cpuWorkers: gpu.cpuWorkers,
+        store,
+        payloads,
+        devices: gpu.devices,
+        gpuKernelOf: gpu.kernelOf,
+        throttle: s.throttle ?? false,
       });
     },
   },

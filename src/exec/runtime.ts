@@ -42,7 +42,7 @@ import { DTYPES, type DType, type KernelRef } from './protocol.ts';
 import { RuntimeModels } from './runtime-models.ts';
 import { openSession, type Session, type SessionSetup } from './session.ts';
 
-export { withoutTaskEvents } from './task-events.ts';
+export { withoutTaskEvents } from '../drive/task-events.ts';
 
 import type {
   Codelet,

@@ -1,27 +1,25 @@
 /**
- * One engine of a Runtime and what drives it (a session): the engine with the runtime's
- * policies and duration model, the statistics and sample recorder, the backend (from the
- * registry, src/drive/registry.ts: worker threads in real mode, the simulator otherwise) and
- * the driver loop with the runtime's hooks.
+ * One engine of a Runtime and what drives it (a session): the run openRun puts together
+ * (src/drive/open-run.ts: the engine with the runtime's policies and duration model, the
+ * backend from the registry — worker threads or WebGPU in real mode, the simulator otherwise —
+ * the statistics and the driver loop with the runtime's hooks), plus the sample recorder.
  * A runtime keeps one session for its whole life, or one per batch under a policy that cannot
  * take tasks while it runs.
  */
-import { Engine, type EngineObserver } from '../core/engine.ts';
+import type { Engine } from '../core/engine.ts';
 import type { TaskGraph } from '../core/graph.ts';
 import type { DurationModel } from '../core/model.ts';
 import type { Platform } from '../core/platform.ts';
 import type { Backend } from '../drive/backend.ts';
-import { Driver, type DriverHooks } from '../drive/driver.ts';
-import { type BackendSetup, backendEntry } from '../drive/registry.ts';
-import { createEviction } from '../evict/index.ts';
+import type { Driver, DriverHooks } from '../drive/driver.ts';
+import { openRun } from '../drive/open-run.ts';
+import type { BackendSetup } from '../drive/registry.ts';
 import { SampleRecorder } from '../perf/recorder.ts';
-import { createScheduler } from '../sched/index.ts';
 import type { ChromeTrace } from '../trace/chrome.ts';
-import { RunStats } from '../trace/stats.ts';
+import type { RunStats } from '../trace/stats.ts';
 import type { BufferStore } from './buffers.ts';
 import type { WorkerPool } from './pool.ts';
 import type { RuntimeOptions } from './runtime-options.ts';
-import { withoutTaskEvents } from './task-events.ts';
 import type { TaskPayloads } from './thread-backend.ts';
 
 /** One engine and its backend: the runtime's life, or one batch under a static policy. */
@@ -60,55 +58,46 @@ export interface SessionSetup {
 /** Opens a session: the engine takes the graph's tasks from `setup.from` on. */
 export function openSession(setup: SessionSetup): Session {
   const { graph, platform, options, model } = setup;
-  const s = options.scheduler;
-  const scheduler = typeof s === 'object' ? s : createScheduler(s ?? 'eager', options.schedulerOptions);
-  const eviction = createEviction(options.eviction ?? 'lru');
   if (options.priorities === 'bottom-level') graph.setBottomLevelPriorities();
   const real = (options.mode ?? 'real') === 'real';
-  const engine = new Engine({
+  let recorder: SampleRecorder | undefined;
+  let trace: ChromeTrace | undefined;
+  const run = openRun({
     graph,
     platform,
-    scheduler,
-    eviction,
+    backend: real ? (setup.gpu ? 'webgpu' : 'threads') : 'simulated',
+    setup: {
+      payloads: setup.payloads,
+      store: setup.store,
+      pool: setup.pool,
+      throttle: options.throttle ?? false,
+      ...(setup.gpu ? { gpu: setup.gpu } : {}),
+    },
+    scheduler: options.scheduler ?? 'eager',
+    ...(options.schedulerOptions ? { schedulerOptions: options.schedulerOptions } : {}),
+    eviction: options.eviction ?? 'lru',
     model,
     seed: options.seed ?? 1,
-    cpuPipeline: options.pipeline ?? (real ? 4 : undefined),
-    gpuPipeline: options.pipeline ?? (real ? 4 : undefined),
-    gpuLookahead: options.lookahead,
-    cleanFirst: options.cleanFirst,
-    minClean: options.minClean,
-    targetClean: options.targetClean,
-    issueAhead: real,
-    calibrate: options.calibrate,
-  });
-  const stats = new RunStats(engine);
-  const recorder = setup.recordSamples
-    ? new SampleRecorder(graph, platform, (t) => setup.payloads.kernel.data[t]! >= 0)
-    : undefined;
-  const trace = setup.trace(engine);
-  const observers: EngineObserver[] = [stats];
-  if (recorder) observers.push(recorder);
-  if (trace) observers.push(trace);
-  const backend = backendEntry(real ? (setup.gpu ? 'webgpu' : 'threads') : 'simulated').create({
-    graph,
-    platform,
-    model,
-    seed: options.seed ?? 1,
-    payloads: setup.payloads,
-    store: setup.store,
-    pool: setup.pool,
-    throttle: options.throttle ?? false,
-    ...(setup.gpu ? { gpu: setup.gpu } : {}),
-  });
-  // A real backend's driver reports task times itself (the engine hands tasks out ahead).
-  for (const ob of observers) engine.observe(real ? withoutTaskEvents(ob) : ob);
-  backend.attach(engine);
-  const driver = new Driver(engine, backend, {
-    timedObservers: real ? observers : [],
-    copyObservers: trace ? [trace] : [],
-    progressEvery: real ? 1000 : 10_000,
+    engine: {
+      cpuPipeline: options.pipeline ?? (real ? 4 : undefined),
+      gpuPipeline: options.pipeline ?? (real ? 4 : undefined),
+      gpuLookahead: options.lookahead,
+      cleanFirst: options.cleanFirst,
+      minClean: options.minClean,
+      targetClean: options.targetClean,
+      issueAhead: real,
+      calibrate: options.calibrate,
+    },
+    observers: (engine) => {
+      recorder = setup.recordSamples
+        ? new SampleRecorder(graph, platform, (t) => setup.payloads.kernel.data[t]! >= 0)
+        : undefined;
+      trace = setup.trace(engine);
+      return [...(recorder ? [recorder] : []), ...(trace ? [trace] : [])];
+    },
     hooks: setup.hooks,
   });
+  const { engine, backend, driver, stats } = run;
   setup.store.useNodes(platform.nodes.length, platform.homeNode);
   engine.open(backend.now(), setup.from);
   backend.start();
@@ -118,7 +107,7 @@ export function openSession(setup: SessionSetup): Session {
     backend,
     stats,
     recorder,
-    dynamic: scheduler.dynamic === true && eviction.dynamic === true,
+    dynamic: engine.scheduler.dynamic === true && engine.eviction.dynamic === true,
     wall0: performance.now(),
   };
 }

@@ -12,7 +12,6 @@ import { createScheduler, type SchedulerOptions } from '../sched/index.ts';
 import { ChromeTrace } from '../trace/chrome.ts';
 import { EnergyMeter, type IdlePolicy } from '../trace/energy.ts';
 import { buildReport, type RunReport } from '../trace/report.ts';
-import { RunStats } from '../trace/stats.ts';
 import { Simulator, type TaskSource } from './simulator.ts';
 
 /** Options of simulate(). */
@@ -144,8 +143,7 @@ export function simulate(o: SimulateOptions): SimulateResult {
     targetClean: o.targetClean,
     wakeLatency: o.idle?.ea1 ? (o.wakeLatency ?? DEFAULT_WAKE_LATENCY) : 0,
   });
-  const stats = new RunStats(sim.engine);
-  sim.engine.observe(stats);
+  const stats = sim.stats;
   const trace =
     o.traceFile !== undefined
       ? new ChromeTrace(sim.engine, o.traceFile)

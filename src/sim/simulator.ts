@@ -1,16 +1,18 @@
 /**
  * A simulated run: the engine, the simulated backend (backend.ts) and the one command loop
- * (src/drive/driver.ts). By default the whole graph is submitted at start; with
+ * (src/drive/driver.ts), put together by openRun (src/drive/open-run.ts). By default the whole graph is submitted at start; with
  * `submitWindow` an application thread submits it progressively, as StarPU's
  * STARPU_LIMIT_MAX_SUBMITTED_TASKS makes a submitting thread block: at most `submitWindow`
  * tasks submitted and not ended at once, topped up whenever that count falls to 90% of it.
  * Deterministic: same graph, platform, policies and seed give the same event sequence
  * (except with chargeScheduling, whose charges are measured wall-clock times).
  */
-import { Engine, type EngineOptions } from '../core/engine.ts';
+import type { Engine, EngineOptions } from '../core/engine.ts';
 import type { TaskGraph } from '../core/graph.ts';
 import { LocusError } from '../core/types.ts';
-import { Driver } from '../drive/driver.ts';
+import type { Driver, DriverHooks } from '../drive/driver.ts';
+import { openRun } from '../drive/open-run.ts';
+import type { RunStats } from '../trace/stats.ts';
 import { SimBackend } from './backend.ts';
 import { chargingScheduler, SchedulingDebt } from './charging.ts';
 
@@ -47,6 +49,11 @@ export interface SimOptions extends EngineOptions {
    * records of finished tasks (EngineOptions.recycle), so memory stays bounded by the window.
    */
   source?: TaskSource;
+  /**
+   * Hooks into the driver loop besides progress (a simulated cluster's node hears its
+   * acquires and task ends); for callers that drive `driver` themselves instead of run().
+   */
+  hooks?: DriverHooks;
 }
 
 /**
@@ -73,8 +80,12 @@ export interface SimResult {
 export class Simulator {
   /** The engine being driven (attach observers before run()). */
   readonly engine: Engine;
-  /** The simulated backend. */
+  /** The simulated backend (src/sim/backend.ts, from the registry). */
   readonly backend: SimBackend;
+  /** The command loop (run() drives it; a caller may drive it step by step instead). */
+  readonly driver: Driver;
+  /** The run's statistics (the engine's first observer). */
+  readonly stats: RunStats;
   /** Scheduling cost owed by each worker (with chargeScheduling). */
   readonly debt: SchedulingDebt | undefined;
   private readonly options: SimOptions;
@@ -89,24 +100,45 @@ export class Simulator {
     if (w !== undefined && !(Number.isInteger(w) && w >= 1)) {
       throw new LocusError('LOCUS_OPTION_INVALID', `submitWindow must be a positive integer (got ${w})`);
     }
-    this.backend = new SimBackend({
-      graph: options.graph,
-      platform: options.platform,
-      model: options.model,
-      seed: options.seed,
-      noise: options.noise,
-      debt: this.debt,
-      wakeLatency: options.wakeLatency,
-      streams: options.streams,
-    });
     if (options.source !== undefined && w === undefined) {
       throw new LocusError(
         'LOCUS_OPTION_CONFLICT',
         'a task source needs submitWindow (the tasks submitted and not ended at once)',
       );
     }
-    this.engine = new Engine(options.source !== undefined ? { ...options, recycle: true } : options);
-    this.backend.attach(this.engine);
+    const { graph, platform, scheduler, eviction, model, seed, onProgress } = options;
+    // A source's total is unknown until it ends (NaN); counts include recycled tasks.
+    const total = options.source !== undefined ? Number.NaN : graph.taskCount;
+    // The simulated backend with the simulator's own options (noise, charged scheduling, ea1's
+    // wake-ups, streams): made here, put together with the rest by openRun.
+    this.backend = new SimBackend({
+      graph,
+      platform,
+      model,
+      seed,
+      noise: options.noise,
+      debt: this.debt,
+      wakeLatency: options.wakeLatency,
+      streams: options.streams,
+    });
+    const run = openRun({
+      graph,
+      platform,
+      backend: this.backend,
+      scheduler,
+      eviction,
+      model,
+      seed,
+      engine: options.source !== undefined ? { ...options, recycle: true } : options,
+      hooks: {
+        ...options.hooks,
+        ...(onProgress ? { progress: (done: number) => onProgress(done + graph.retired, total) } : {}),
+      },
+      ...(options.progressEvery !== undefined ? { progressEvery: options.progressEvery } : {}),
+    });
+    this.engine = run.engine;
+    this.driver = run.driver;
+    this.stats = run.stats;
   }
 
   /**
@@ -155,14 +187,10 @@ export class Simulator {
   run(): SimResult {
     const engine = this.engine;
     const graph = this.options.graph;
-    // A source's total is unknown until it ends (NaN); counts include recycled tasks.
     const total = this.options.source !== undefined ? Number.NaN : graph.taskCount;
     const progress = this.options.onProgress;
     const window = this.options.submitWindow;
-    const driver = new Driver(engine, this.backend, {
-      progressEvery: this.options.progressEvery,
-      hooks: progress ? { progress: (done) => progress(done + graph.retired, total) } : {},
-    });
+    const driver = this.driver;
     if (this.options.source !== undefined) {
       this.runSource(driver, this.options.source, window!);
     } else if (window === undefined || window >= total) {

@@ -17,16 +17,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { Engine, type EngineOptions } from '../../src/core/engine.ts';
+import type { Engine, EngineOptions } from '../../src/core/engine.ts';
 import { TaskGraph } from '../../src/core/graph.ts';
 import { PlatformModel } from '../../src/core/model.ts';
 import type { Platform } from '../../src/core/platform.ts';
 import { AccessMode } from '../../src/core/types.ts';
 import type { Backend } from '../../src/drive/backend.ts';
-import { Driver, type DriverHooks } from '../../src/drive/driver.ts';
-import { createEviction } from '../../src/evict/index.ts';
-import { createScheduler } from '../../src/sched/index.ts';
-import { RunStats } from '../../src/trace/stats.ts';
+import type { Driver, DriverHooks } from '../../src/drive/driver.ts';
+import { type OpenRunOptions, openRun } from '../../src/drive/open-run.ts';
+import type { RunStats } from '../../src/trace/stats.ts';
 import { InvariantChecker } from '../helpers/checker.ts';
 import { testPlatform } from '../helpers/platforms.ts';
 import { buildGraph, graphSpecArb, machineArb, machinePlatform } from '../helpers/random-graphs.ts';
@@ -63,9 +62,12 @@ export interface BackendSetup {
 export interface BackendUnderTest {
   /**
    * The backend, driven through its interface alone: attach(engine) once the engine exists,
-   * start() after engine.open, stop() once the run is finished.
+   * start() after engine.open, stop() once the run is finished. A registered backend's name
+   * (src/drive/registry.ts), made by openRun from `setup`, or an instance.
    */
-  backend: Backend;
+  backend: string | Backend;
+  /** What openRun makes a registered backend from (its payloads, buffers, threads, devices). */
+  setup?: OpenRunOptions['setup'];
   /** Engine options the backend needs (a real backend: issueAhead, deeper pipelines). */
   engineOptions?: Partial<EngineOptions>;
   /**
@@ -141,29 +143,36 @@ export function runBackendConformance(o: BackendConformance): void {
   async function run(c: BackendCase, graph: TaskGraph, platform: Platform, r: RunOptions = {}) {
     const failing = r.failing ?? new Set<number>();
     const under = await o.create({ graph, platform, failing });
-    const engine = new Engine({
-      graph,
-      platform,
-      scheduler: createScheduler(r.scheduler ?? 'eager'),
-      eviction: createEviction('lru'),
-      model: new PlatformModel(platform, graph),
-      seed: 1,
-      ...under.engineOptions,
-      ...r.engine,
-    });
-    under.backend.attach(engine);
-    const checker = new InvariantChecker(engine);
-    const stats = new RunStats(engine);
-    engine.observe(stats);
-    if (failing.size === 0) engine.observe(checker);
-    const spy = new SpyBackend(under.backend, engine, slack);
     const idle: { at: number; ended: number }[] = [];
     let finished = 0;
+    let spy!: SpyBackend;
+    let checker!: InvariantChecker;
     const hooks: DriverHooks = {
       idle: () => idle.push({ at: spy.runOrder.length, ended: spy.ended.length }),
       finished: () => finished++,
     };
-    const driver = new Driver(engine, spy, { hooks });
+    // Put together as every run is (openRun), with the spy between the driver and the backend.
+    const opened = openRun({
+      graph,
+      platform,
+      backend: under.backend,
+      ...(under.setup ? { setup: under.setup } : {}),
+      scheduler: r.scheduler ?? 'eager',
+      eviction: 'lru',
+      model: new PlatformModel(platform, graph),
+      seed: 1,
+      engine: { ...under.engineOptions, ...r.engine },
+      observers: (engine) => {
+        checker = new InvariantChecker(engine);
+        return failing.size === 0 ? [checker] : [];
+      },
+      wrap: (backend, engine) => {
+        spy = new SpyBackend(backend, engine, slack);
+        return spy;
+      },
+      hooks,
+    });
+    const { engine, driver, stats } = opened;
     let values: Int32Array[] | undefined;
     try {
       const half = r.twoRounds ? Math.ceil(graph.taskCount / 2) : graph.taskCount;
@@ -179,7 +188,7 @@ export function runBackendConformance(o: BackendConformance): void {
       spy.finish();
       values = under.homeValues?.();
     } finally {
-      await under.backend.stop();
+      await opened.backend.stop();
       await under.dispose?.();
     }
     assert.deepEqual(spy.violations, [], `${label(c)}: the backend broke its contract`);

@@ -19,12 +19,12 @@ import type { TaskGraph } from '../../core/graph.ts';
 import { PlatformModel } from '../../core/model.ts';
 import type { ClusterNetwork, Platform } from '../../core/platform.ts';
 import { LocusError } from '../../core/types.ts';
-import { Driver } from '../../drive/driver.ts';
+import type { Driver } from '../../drive/driver.ts';
 import { createEviction } from '../../evict/index.ts';
 import { createScheduler } from '../../sched/index.ts';
 import { ChromeTrace } from '../../trace/chrome.ts';
 import { buildReport, type RunReport } from '../../trace/report.ts';
-import { RunStats } from '../../trace/stats.ts';
+import type { RunStats } from '../../trace/stats.ts';
 import { GraphSubmitter } from '../../workloads/graph-submitter.ts';
 import type { Submitter } from '../../workloads/submitter.ts';
 import type { RunSettings } from '../simulate.ts';
@@ -317,7 +317,9 @@ function node(
   copies: CopyLifetimes,
   acquired: (task: number) => void,
 ): NodeSim {
-  const sim = new Simulator({
+  const drop = (local: number): void => sim.engine.dropReplicas(local, sim.backend.now());
+  const ended = (task: number): void => copies.ended(r, task, sim.backend.now(), drop);
+  const sim: Simulator = new Simulator({
     graph,
     platform: machine,
     scheduler: createScheduler(o.scheduler ?? 'eager', o.schedulerOptions),
@@ -331,15 +333,12 @@ function node(
     cleanFirst: o.cleanFirst,
     minClean: o.minClean,
     targetClean: o.targetClean,
+    hooks: { acquired, ended },
   });
-  const stats = new RunStats(sim.engine);
-  sim.engine.observe(stats);
+  const { driver, stats } = sim;
   const trace = o.trace ? new ChromeTrace(sim.engine) : undefined;
   if (trace) sim.engine.observe(trace);
   sim.engine.observe({ taskStarted: (task) => copies.started(r, task) });
-  const drop = (local: number): void => sim.engine.dropReplicas(local, sim.backend.now());
-  const ended = (task: number): void => copies.ended(r, task, sim.backend.now(), drop);
-  const driver = new Driver(sim.engine, sim.backend, { hooks: { acquired, ended } });
   return { sim, driver, stats, trace, messageOf: new Map() };
 }
 
