@@ -155,9 +155,10 @@ export class Driver implements EventSink {
 
   transferFinished(id: number, startS: number): void {
     this.events++;
-    const moved = (this.moved ??= this.engine.observers.filter(
+    this.moved ??= this.engine.observers.filter(
       (ob) => typeof (ob as Partial<CopyStartObserver>).transferMoved === 'function',
-    ) as unknown as CopyStartObserver[]);
+    ) as unknown as CopyStartObserver[];
+    const moved = this.moved;
     for (let i = 0; i < moved.length; i++) moved[i]!.transferMoved(id, startS);
     this.engine.transferFinished(id, this.backend.now());
     this.execute();
