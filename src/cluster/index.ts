@@ -1,5 +1,11 @@
 /** The cluster API: MPI processes (Mpi) and seed 001's MPI-like library on data handles (MpiData). */
 export { addonPath, type Completion, loadMpi, type MpiAddon } from './addon.ts';
+export {
+  type ClusterCounts,
+  type ClusterData,
+  type ClusterDataOptions,
+  ClusterRuntime,
+} from './cluster-runtime.ts';
 export { type DetachedCallback, MpiData, MpiRequest } from './data.ts';
 export {
   blockCyclic2d,

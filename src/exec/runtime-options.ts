@@ -2,6 +2,7 @@
  * The library API's types (docs/api.md): data, codelets, per-task options and the options of
  * a Runtime.
  */
+import type { Distribution } from '../cluster/distribution.ts';
 import type { Platform } from '../core/platform.ts';
 import type { Scheduler } from '../core/policy.ts';
 import type { WorkerKind } from '../core/types.ts';
@@ -128,6 +129,20 @@ export interface SubmitOptions {
 
 /** How a Runtime runs. */
 export interface RuntimeOptions {
+  /**
+   * 'mpi': run distributed, one rank per process of an `mpirun` job (Runtime.create then
+   * returns a ClusterRuntime: every rank runs the same program; the owner of the datum a task
+   * writes runs it; src/cluster/cluster-runtime.ts). Default: one process.
+   */
+  cluster?: 'mpi' | undefined;
+  /**
+   * With cluster 'mpi': which rank owns each datum, from its block coordinates: '2d' (block
+   * cyclic over the squarest grid, the default), '2d:PxQ', '1d' (cyclic over block rows), or a
+   * function of { index, block } returning a rank.
+   */
+  distribution?: string | Distribution | undefined;
+  /** With cluster 'mpi': seconds without any message completing before the job is aborted (default 120; 0: never). */
+  mpiTimeoutS?: number | undefined;
   /**
    * Where tasks run: 'threads' (the default for real mode): CPU kernels on worker threads, GPUs
    * as emulated device memories; 'webgpu': CPU kernels on worker threads and GPU workers on

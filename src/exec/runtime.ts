@@ -21,6 +21,7 @@
  */
 
 import { availableParallelism } from 'node:os';
+import type { ClusterRuntime } from '../cluster/cluster-runtime.ts';
 import { TaskGraph } from '../core/graph.ts';
 import { FloatList, growU8, IntList } from '../core/growable.ts';
 import type { Platform } from '../core/platform.ts';
@@ -177,9 +178,23 @@ export class Runtime {
    * Creates a runtime on the backend `options.backend` names: worker threads ('threads', the
    * default), worker threads and WebGPU devices ('webgpu'), or the simulator ('simulated').
    * A real runtime starts one worker thread per CPU worker (per worker on 'threads', whose GPUs
-   * are emulated) and, on 'webgpu', one logical device per GPU memory node.
+   * are emulated) and, on 'webgpu', one logical device per GPU memory node. With
+   * `cluster: 'mpi'` (under mpirun) it returns this rank's ClusterRuntime instead.
    */
-  static async create(options: RuntimeOptions = {}): Promise<Runtime> {
+  static create(options: RuntimeOptions & { cluster: 'mpi' }): Promise<ClusterRuntime>;
+  static create(options?: RuntimeOptions): Promise<Runtime>;
+  static async create(options: RuntimeOptions = {}): Promise<Runtime | ClusterRuntime> {
+    if (options.cluster !== undefined) {
+      // One rank of a distributed run (under mpirun): its own Runtime, placed by the planner.
+      const { ClusterRuntime } = await import('../cluster/cluster-runtime.ts');
+      return ClusterRuntime.create(options);
+    }
+    if (options.distribution !== undefined || options.mpiTimeoutS !== undefined) {
+      throw new LocusError(
+        'LOCUS_OPTION_CONFLICT',
+        "distribution and mpiTimeoutS apply to a distributed run: add cluster: 'mpi' (and run under mpirun)",
+      );
+    }
     const mode = options.mode ?? (options.backend === 'simulated' ? 'simulated' : 'real');
     if (mode !== 'real' && mode !== 'simulated') {
       throw new LocusError(
