@@ -8,12 +8,10 @@ import type { Command } from 'commander';
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
 import { APP_CODELETS, calibrate } from '../exec/calibrate.ts';
+import { exportCalibratedPlatform } from '../perf/export-platform.ts';
 import { realMachineName } from '../perf/machine-name.ts';
 import { ModelStore, machineDir } from '../perf/store.ts';
 import { resolvePlatform } from '../platform/presets.ts';
-import { type FootprintRuleSpec, parsePlatformFile } from '../platform/schema.ts';
-import { platformToJson } from '../platform/to-json.ts';
-import { TILE_CODELETS } from '../workloads/kernels.ts';
 import { isInterrupted } from './errors.ts';
 import { naturalInt, positiveInt, size } from './options.ts';
 
@@ -145,64 +143,27 @@ export function registerCalibrateCommands(program: Command): void {
 }
 
 /**
- * The platform file of `platform` with the calibrated figures: every worker's rate per
- * codelet (flops of a tile-`tile` task over its mean measured duration on the worker's kind;
- * `rate` is gemm's), and every link's bandwidth and latency from the calibrated bus. Copies
- * in real runs are made one at a time by the main thread, so with several devices a host bus
- * at the slowest calibrated bandwidth is shared by all of them.
+ * The platform file of `platform` with the worker threads' calibration (the exporter of
+ * src/perf/export-platform.ts): every worker's rate per codelet (flops of a tile-`tile` task
+ * over its mean measured duration on the worker's kind; `rate` is gemm's), and every link's
+ * bandwidth and latency from the calibrated bus. Copies in real runs are made one at a time by
+ * the main thread, so with several devices a host bus at the slowest calibrated bandwidth is
+ * shared by all of them.
  */
 export function exportPlatform(platform: Platform, dir: string, tile: number): string {
-  const store = new ModelStore(machineDir(dir, realMachineName(platform.name)));
-  const history = store.loadHistory();
-  const bus = store.loadBus(platform.name)?.pairs ?? [];
-  const file = JSON.parse(platformToJson(platform)) as {
-    name: string;
-    workers: { kind: 'cpu' | 'gpu'; rate: string; codelets?: Record<string, string | FootprintRuleSpec[]> }[];
-    links: { from: string; to: string; bandwidth: string; latency: string }[];
-    hostBus?: { bandwidth: string; latency: string };
-  };
-  file.name = `${platform.name}-calibrated`;
-  const missing: string[] = [];
-  for (const w of file.workers) {
-    const codelets: Record<string, string | FootprintRuleSpec[]> = {};
-    for (const c of APP_CODELETS) {
-      const tiles = c === 'gemm' ? 3 : c === 'potrf' || c === 'getrf' ? 1 : 2;
-      const footprint = Array.from({ length: tiles }, () => tile * tile * 8).join(',');
-      const e = history.entry(c, w.kind, footprint);
-      if (e === undefined || e.count === 0) {
-        missing.push(`${c}/${w.kind}`);
-        continue;
-      }
-      const rate = `${(TILE_CODELETS[c].flops!(tile) / e.mean / 1e9).toPrecision(6)}GFlop/s`;
-      if (c === 'gemm') w.rate = rate;
-      // Every measured footprint's mean duration, then the tile's rate for the others.
-      const measured = history
-        .entries(c)
-        .filter((m) => m.kind === w.kind && m.count > 0)
-        .map((m) => ({ footprint: m.footprint.split(',').map(Number), duration: `${m.mean}s` }));
-      codelets[c] = [...measured, { rate }];
-    }
-    w.codelets = codelets;
-  }
-  if (missing.length > 0) {
-    throw new LocusError(
-      'LOCUS_MODEL_UNCALIBRATED',
-      `no calibrated model at tile ${tile} for ${[...new Set(missing)].join(', ')} in ${dir}: run \`locus calibrate --tile-size ${tile}\` with the same machine options first`,
-    );
-  }
-  let slowest = Number.POSITIVE_INFINITY;
-  for (const l of file.links) {
-    const p = bus.find((b) => b.src === l.from && b.dst === l.to);
-    if (!p) continue;
-    l.bandwidth = `${(p.bandwidth / 1e9).toPrecision(6)}GB/s`;
-    l.latency = `${(p.latency * 1e6).toPrecision(4)}us`;
-    slowest = Math.min(slowest, p.bandwidth);
-  }
-  const devices = platform.nodes.filter((n) => n.kind === 'gpu').length;
-  if (devices > 1 && Number.isFinite(slowest)) {
-    file.hostBus = { bandwidth: `${(slowest / 1e9).toPrecision(6)}GB/s`, latency: '0us' };
-  }
-  const text = `${JSON.stringify(file, null, 2)}\n`;
-  parsePlatformFile(text, 'the exported platform'); // a bug here must not produce a bad file
-  return text;
+  return exportCalibratedPlatform(platform, dir, {
+    machine: realMachineName(platform.name),
+    busName: platform.name,
+    name: `${platform.name}-calibrated`,
+    required: {
+      codelets: APP_CODELETS,
+      footprint: (c) => {
+        const tiles = c === 'gemm' ? 3 : c === 'potrf' || c === 'getrf' ? 1 : 2;
+        return Array.from({ length: tiles }, () => tile * tile * 8).join(',');
+      },
+      message: (missing) =>
+        `no calibrated model at tile ${tile} for ${missing} in ${dir}: run \`locus calibrate --tile-size ${tile}\` with the same machine options first`,
+    },
+    sharedHostBus: true,
+  });
 }

@@ -22,12 +22,11 @@ import { join } from 'node:path';
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
 import * as Tasks from '../kernels/tasks.ts';
+import { exportCalibratedPlatform } from '../perf/export-platform.ts';
 import type { Sample } from '../perf/history.ts';
 import type { BusPair } from '../perf/model.ts';
 import { fitLinear } from '../perf/regression.ts';
 import { ModelStore, machineDir } from '../perf/store.ts';
-import { type FootprintRuleSpec, parsePlatformFile } from '../platform/schema.ts';
-import { platformToJson } from '../platform/to-json.ts';
 import type { KernelName } from '../workloads/submitter.ts';
 import { createLogicalDevice, type LogicalDevice } from './device.ts';
 import { encodeKernel } from './dispatch.ts';
@@ -385,46 +384,14 @@ export async function calibrateWebGpu(o: WebGpuCalibrateOptions): Promise<WebGpu
  */
 export function exportWebGpuPlatform(platform: Platform, dir: string): string {
   const machine = webgpuMachine(platform);
-  const store = new ModelStore(machineDir(dir, machine));
-  const history = store.loadHistory();
-  const bus = store.loadBus(machine)?.pairs;
   const rec = loadAdapterRecord(dir, machine);
-  if (bus === undefined || rec === undefined)
-    throw new LocusError(
-      'LOCUS_MODEL_UNCALIBRATED',
-      `no WebGPU calibration of ${platform.name} in ${dir}: run \`locus calibrate --backend webgpu\` with the same machine options first`,
-    );
-  const file = JSON.parse(platformToJson(platform)) as {
-    name: string;
-    description?: string;
-    workers: { kind: 'cpu' | 'gpu'; rate: string; codelets?: Record<string, FootprintRuleSpec[]> }[];
-    links: { from: string; to: string; bandwidth: string; latency: string }[];
-  };
-  file.name = `${platform.name}-webgpu-calibrated`;
+  const missing = `no WebGPU calibration of ${platform.name} in ${dir}: run \`locus calibrate --backend webgpu\` with the same machine options first`;
+  if (rec === undefined) throw new LocusError('LOCUS_MODEL_UNCALIBRATED', missing);
   const a = rec.adapter;
-  file.description = `WebGPU calibration of ${rec.measuredAt} on ${adapterLine(a)}${a.description ? ` - ${a.description}` : ''}`;
-  for (const w of file.workers) {
-    const codelets: Record<string, FootprintRuleSpec[]> = {};
-    for (const c of history.codelets()) {
-      const entries = history.entries(c).filter((e) => e.kind === w.kind && e.count > 0);
-      if (entries.length === 0) continue;
-      const largest = entries.reduce((x, y) => (y.size > x.size ? y : x));
-      const rate = `${(largest.size / largest.mean / 1e9).toPrecision(6)}GFlop/s`;
-      if (c === 'gemm') w.rate = rate;
-      codelets[c] = [
-        ...entries.map((e) => ({ footprint: e.footprint.split(',').map(Number), duration: `${e.mean}s` })),
-        { rate },
-      ];
-    }
-    w.codelets = codelets;
-  }
-  for (const l of file.links) {
-    const q = bus.find((b) => b.src === l.from && b.dst === l.to);
-    if (!q) continue;
-    l.bandwidth = Number.isFinite(q.bandwidth) ? `${(q.bandwidth / 1e9).toPrecision(6)}GB/s` : l.bandwidth;
-    l.latency = `${(q.latency * 1e6).toPrecision(4)}us`;
-  }
-  const text = `${JSON.stringify(file, null, 2)}\n`;
-  parsePlatformFile(text, 'the exported platform'); // a bug here must not produce a bad file
-  return text;
+  return exportCalibratedPlatform(platform, dir, {
+    machine,
+    name: `${platform.name}-webgpu-calibrated`,
+    description: `WebGPU calibration of ${rec.measuredAt} on ${adapterLine(a)}${a.description ? ` - ${a.description}` : ''}`,
+    busRequired: missing,
+  });
 }
