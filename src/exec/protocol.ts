@@ -110,6 +110,10 @@ export const YIELD_TASK = -2;
 export const BELL_COUNT = 0;
 /** 1 while the main thread waits on the bell. */
 export const BELL_SLEEP = 1;
+/** Worker threads whose task ring is empty (they spin or sleep until it is refilled). */
+export const BELL_IDLE = 2;
+/** Int32 words of a bell. */
+export const BELL_WORDS = 3;
 
 /**
  * Layout of a worker's "current" words (Int32): the task whose kernel it is running (-1 when

@@ -33,6 +33,7 @@ import type { WorkerPool } from './pool.ts';
 import {
   BELL_COUNT,
   BELL_SLEEP,
+  BELL_WORDS,
   COMPLETION_WORDS,
   CURRENT_START,
   CURRENT_TASK,
@@ -181,7 +182,7 @@ export class ThreadBackend implements Backend {
     }
     this.rings = this.workerOf.map(() => Ring.create(TASK_RING_WORDS));
     this.done = this.workerOf.map(() => Ring.create(1 << 12));
-    this.bell = new Int32Array(new SharedArrayBuffer(8));
+    this.bell = new Int32Array(new SharedArrayBuffer(4 * BELL_WORDS));
     this.current = this.workerOf.map(() => new Int32Array(new SharedArrayBuffer(CURRENT_WORDS * 4)).fill(-1));
     this.t0 = performance.now();
     this.epoch0 = performance.timeOrigin + this.t0;

@@ -9,6 +9,7 @@
 import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import {
   BELL_COUNT,
+  BELL_IDLE,
   BELL_SLEEP,
   type BufferMessage,
   COMPLETION_WORDS,
@@ -80,12 +81,17 @@ function run(m: Extract<ControlMessage, { type: 'run' }>): 'stop' | 'yield' {
   for (;;) {
     let avail = ring.available();
     if (avail === 0) {
+      // Idle: say so (a worker that completes a task then rings the main thread at once, which
+      // may have work for this one), and ring it in case completions wait unannounced.
+      Atomics.add(bell, BELL_IDLE, 1);
+      if (Atomics.load(bell, BELL_SLEEP) === 1) Atomics.notify(bell, BELL_COUNT);
       const until = performance.now() + SPIN_MS;
       while (avail === 0 && performance.now() < until) avail = ring.available();
       while (avail === 0) {
         ring.sleep(100);
         avail = ring.available();
       }
+      Atomics.sub(bell, BELL_IDLE, 1);
     }
     const task = ring.peek(0);
     if (task === STOP_TASK) {
@@ -153,8 +159,22 @@ function run(m: Extract<ControlMessage, { type: 'run' }>): 'stop' | 'yield' {
       // The main thread drains completions continuously: a full ring empties soon.
     }
     Atomics.add(bell, BELL_COUNT, 1);
-    if (Atomics.load(bell, BELL_SLEEP) === 1) Atomics.notify(bell, BELL_COUNT);
+    // Wake the main thread only when it has work to hand out that someone needs: this ring is
+    // down to its last task, or another worker is idle. Otherwise the completion waits in the
+    // done ring until the main thread next looks (it always does before it sleeps, and at most
+    // BLOCK_MS later): fewer wake-ups, each handling several completions (issue 22).
+    if (Atomics.load(bell, BELL_SLEEP) === 1 && (atMostOneLeft(ring) || Atomics.load(bell, BELL_IDLE) > 0))
+      Atomics.notify(bell, BELL_COUNT);
   }
+}
+
+/** Whether `ring` holds at most one task record (or a STOP or YIELD record). */
+function atMostOneLeft(ring: Ring): boolean {
+  const avail = ring.available();
+  if (avail === 0) return true;
+  const task = ring.peek(0);
+  if (task === STOP_TASK || task === YIELD_TASK) return true;
+  return avail <= RECORD_HEADER + ring.peek(2) + 2 * ring.peek(3);
 }
 
 parentPort!.on('message', async (m: ControlMessage) => {
