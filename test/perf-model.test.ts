@@ -113,6 +113,46 @@ describe('CalibratedModel', () => {
       );
     }
   });
+  test('a spent calibration budget is set again from the samples saved since (a calibration of several rounds converges)', () => {
+    // Four tasks of one gemm footprint (a 4-task graph of the same size), 2 samples wanted.
+    const g = new TaskGraph();
+    const c = g.addCodelet({ name: 'gemm', kinds: ['cpu', 'gpu'], flops: (n) => 2 * n ** 3 });
+    const hs = [0, 1, 2].map(() => g.addHandle(8 * 64 * 64));
+    for (let t = 0; t < 4; t++)
+      g.submit(
+        c,
+        [
+          [hs[0]!, AccessMode.R],
+          [hs[1]!, AccessMode.R],
+          [hs[2]!, AccessMode.RW],
+        ],
+        { dims: [64] },
+      );
+    const h = new HistoryModel();
+    const m = new CalibratedModel(platform, g, h, undefined, { minSamples: 2 });
+    const gpu = 0;
+    const sample = {
+      codelet: 'gemm',
+      kind: 'gpu' as const,
+      footprint: footprintOf(g, 0),
+      size: g.taskFlops.data[0]!,
+      seconds: 1e-3,
+    };
+    // The budget: 2 tasks sent for measurement, then none while no sample comes back.
+    assert.deepEqual(
+      [0, 1, 2, 3].map((t) => m.needsCalibration(g, t, gpu, true)),
+      [true, true, false, false],
+    );
+    // One sample saved (the other task went elsewhere, say): one more task is wanted, then none.
+    h.record(sample);
+    assert.deepEqual(
+      [2, 3].map((t) => m.needsCalibration(g, t, gpu, true)),
+      [true, false],
+    );
+    // Calibrated: none.
+    h.record(sample);
+    assert.equal(m.needsCalibration(g, 3, gpu, true), false);
+  });
 });
 
 describe('CalibratedModel without calibration mode', () => {

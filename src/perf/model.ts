@@ -70,6 +70,11 @@ export class CalibratedModel implements DurationModel {
    * times, not every task of the graph (StarPU's models update as tasks end).
    */
   private budget: number[] = [];
+  /**
+   * Per slot: its (codelet, kind, footprint) and its measurements when its budget was last set,
+   * to re-read them once the budget is spent.
+   */
+  private readonly slotKey: { codelet: string; kind: 'cpu' | 'gpu'; footprint: string; count: number }[] = [];
   /** Source of each estimate (Source), per task and kind. */
   source = new Uint8Array(0);
   /** Tasks whose estimates are computed (those submitted later are computed on first use). */
@@ -185,6 +190,7 @@ export class CalibratedModel implements DurationModel {
           }
           this.cache.set(key, e);
           this.budget.push(e.missing);
+          this.slotKey.push({ codelet, kind, footprint, count: h?.count ?? 0 });
         }
         this.estimate[2 * t + k] = e.seconds;
         this.source[2 * t + k] = e.source;
@@ -213,7 +219,17 @@ export class CalibratedModel implements DurationModel {
     const wanted = calibrating ? this.uncalibrated[i] === 1 : this.source[i] === Source.PLATFORM;
     if (!wanted) return false;
     const slot = this.slot[i]!;
-    if (this.budget[slot]! <= 0) return false;
+    if (this.budget[slot]! <= 0) {
+      // Spent. A task counted here may have gone to another worker kind that also wanted
+      // measurements: once the runtime has saved new samples into the history (at a wait()),
+      // the budget is what the history still lacks, so that a calibration of several rounds on
+      // one engine converges; without new samples the budget stays spent.
+      const k = this.slotKey[slot]!;
+      const count = this.history.entry(k.codelet, k.kind, k.footprint)?.count ?? 0;
+      if (count <= k.count || count >= this.minSamples) return false;
+      k.count = count;
+      this.budget[slot] = this.minSamples - count;
+    }
     this.budget[slot]!--;
     return true;
   }
