@@ -10,12 +10,6 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
-#include <stdint.h>
-#include <errno.h>
-#include <sched.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #define MAX_ARGS 16
 
@@ -371,50 +365,6 @@ static napi_value Info(napi_env env, napi_callback_info info) {
   return o;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Thread scheduling
-
-/** The kernel's struct sched_attr (SCHED_ATTR_SIZE_VER0). */
-struct locus_sched_attr {
-  uint32_t size;
-  uint32_t sched_policy;
-  uint64_t sched_flags;
-  int32_t sched_nice;
-  uint32_t sched_priority;
-  uint64_t sched_runtime;
-  uint64_t sched_deadline;
-  uint64_t sched_period;
-};
-
-/**
- * setThreadScheduling(batch, sliceNs): the calling thread's time-sharing policy (SCHED_BATCH
- * when batch, else SCHED_OTHER) and, on Linux 6.12+ (EEVDF), its requested slice in ns (0:
- * the default), keeping its nice value. Unprivileged. Returns 0, or the errno of the refusal.
- */
-static napi_value SetThreadScheduling(napi_env env, napi_callback_info info) {
-  Args a;
-  if (!args_init(&a, env, info, "setThreadScheduling", 2)) return NULL;
-  int batch = int_arg(&a, 0, "batch");
-  int slice = int_arg(&a, 1, "sliceNs");
-  if (a.failed) return NULL;
-#if defined(__linux__) && defined(SYS_sched_setattr)
-  struct locus_sched_attr attr;
-  memset(&attr, 0, sizeof attr);
-  attr.size = sizeof attr;
-  attr.sched_policy = batch ? 3 : 0; // SCHED_BATCH : SCHED_OTHER (<sched.h> hides SCHED_BATCH without _GNU_SOURCE)
-  errno = 0;
-  int nice = getpriority(PRIO_PROCESS, 0);
-  attr.sched_nice = errno == 0 ? nice : 0;
-  attr.sched_runtime = slice > 0 ? (uint64_t)slice : 0;
-  int rc = (int)syscall(SYS_sched_setattr, 0, &attr, 0);
-  return int_value(env, rc == 0 ? 0 : errno);
-#else
-  (void)batch;
-  (void)slice;
-  return int_value(env, ENOSYS);
-#endif
-}
-
 static napi_value Init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"gemm", NULL, Gemm, NULL, NULL, NULL, napi_enumerable, NULL},
@@ -425,7 +375,6 @@ static napi_value Init(napi_env env, napi_value exports) {
       {"getrf", NULL, Getrf, NULL, NULL, NULL, napi_enumerable, NULL},
       {"setThreads", NULL, SetThreads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"info", NULL, Info, NULL, NULL, NULL, napi_enumerable, NULL},
-      {"setThreadScheduling", NULL, SetThreadScheduling, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   return exports;
