@@ -14,6 +14,7 @@ import { ModelStore, machineDir } from '../perf/store.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { isInterrupted } from './errors.ts';
 import { naturalInt, positiveInt, size } from './options.ts';
+import { registerPlatformImport } from './platform-import-command.ts';
 
 interface MachineFlags {
   platform?: string;
@@ -109,7 +110,10 @@ export function registerCalibrateCommands(program: Command): void {
       }
     });
 
-  const platformCmd = program.command('platform').description('platform files from calibrated models');
+  const platformCmd = program
+    .command('platform')
+    .description("platform files: export this machine's calibrated models, import StarPU's sampled machines");
+  registerPlatformImport(platformCmd);
   machineOptions(
     platformCmd
       .command('export')

@@ -46,7 +46,10 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: "measure this machine's bus and tune the kernels' performance models (real runs)",
     register: calibrateCommands,
   },
-  platform: { summary: 'platform files from calibrated models', register: calibrateCommands },
+  platform: {
+    summary: "platform files: export this machine's calibrated models, import StarPU's sampled machines",
+    register: calibrateCommands,
+  },
   platforms: {
     summary: 'list the preset platforms with their figures and sources, or describe one',
     register: async (program, name, summary) =>
