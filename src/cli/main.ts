@@ -50,6 +50,12 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: "platform files: export this machine's calibrated models, import StarPU's sampled machines",
     register: calibrateCommands,
   },
+  replay: {
+    summary:
+      "simulate a StarPU task record (starpu_fxt_tool's tasks.rec) under a Locus policy, beside the recorded run",
+    register: async (program, name, summary) =>
+      (await import('./replay-command.ts')).registerReplayCommand(program, name, summary),
+  },
   platforms: {
     summary: 'list the preset platforms with their figures and sources, or describe one',
     register: async (program, name, summary) =>
