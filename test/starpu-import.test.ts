@@ -114,6 +114,38 @@ describe('locus platform import starpu', () => {
     assert.ok(r.makespanS > 0);
   });
 
+  test('attila (a PCI tree of shared links) and hannibal (3 Quadro FX5800) import and simulate', () => {
+    const attila = importStarpuPlatform({ dir: DIR, host: 'attila' });
+    const a = compilePlatform(attila.platform, 'attila');
+    assert.deepEqual(
+      [a.workers.filter((w) => w.kind === 'cpu').length, a.workers.filter((w) => w.kind === 'gpu').length],
+      [12, 3],
+    );
+    // 12 routes (RAM <-> 3 GPUs, GPU <-> GPU) through the PCI tree's switches as buses.
+    assert.equal(attila.platform.links!.length, 12);
+    assert.equal(attila.platform.buses!.length, 22);
+    assert.ok(
+      attila.notes.includes(
+        '4 routes cross a shared link twice (CUDA0 -> CUDA2, ...): counted once per route',
+      ),
+    );
+    const hannibal = importStarpuPlatform({ dir: DIR, host: 'hannibal' });
+    const h = compilePlatform(hannibal.platform, 'hannibal');
+    assert.deepEqual(
+      [h.workers.filter((w) => w.kind === 'cpu').length, h.workers.filter((w) => w.kind === 'gpu').length],
+      [8, 3],
+    );
+    assert.deepEqual(Object.keys(hannibal.platform.workers.at(-1)!.codelets!), ['getrf']);
+    for (const [p, workload] of [
+      [a, 'gemm'],
+      [h, 'lu'],
+    ] as const) {
+      const wl = generateWorkload(workload, { tiles: 4, tileSize: 512, precision: 'single' });
+      const r = simulate({ graph: wl.graph, platform: p, scheduler: 'dmdar' }).report;
+      assert.equal(r.tasks, wl.graph.taskCount);
+    }
+  });
+
   test("a model whose coefficient count comes before the non-linear figures parses (StarPU's idgraf files)", () => {
     const file = join(DIR, 'codelets', '45', 'starpu_dlu_lu_model_gemm.idgraf');
     const m = parsePerfmodel(readFileSync(file, 'utf8'), file);
@@ -186,7 +218,7 @@ describe('locus platform import starpu', () => {
     assert.equal(mapped.status, 0, mapped.stderr);
     assert.ok('update' in JSON.parse(mapped.stdout).workers.at(-1).codelets);
     for (const [args, message] of [
-      [['starpu', DIR, '--host', 'nope'], /hosts in .*: sirocco/],
+      [['starpu', DIR, '--host', 'nope'], /hosts in .*: attila, hannibal, sirocco$/m],
       [['starpu', DIR, '--host', 'sirocco', '--gpus', '9'], /has 4 CUDA devices: keep 0 to 4 \(got 9\)/],
       [['starpu', DIR, '--host', 'sirocco', '--cpus', '0', '--gpus', '0'], /no worker kept/],
       [['simgrid', DIR, '--host', 'sirocco'], /format 'simgrid' is not known/],
