@@ -44,6 +44,11 @@ export interface EngineOptions {
    * model has not measured enough (StarPU_CALIBRATE).
    */
   calibrate?: boolean;
+  /**
+   * Receives the policies' one-line warnings (SchedContext.warn), each distinct message once
+   * per engine; default: dropped.
+   */
+  onWarning?: ((message: string) => void) | undefined;
   /** Coherence policies of seed 004's runtimes (default: write-back, replicas kept). */
   coherence?: CoherenceOptions;
   /**

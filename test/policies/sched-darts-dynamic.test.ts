@@ -45,6 +45,7 @@ function contextFor(g: TaskGraph, platform: Platform): SchedContext {
     transferTime: () => 1,
     prefetch: () => true,
     wontUse: () => {},
+    warn: () => {},
     currentWorker: () => -1,
     pipeline: () => [],
     random: () => 0,
