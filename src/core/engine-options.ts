@@ -41,7 +41,7 @@ export interface EngineOptions {
   issueAhead?: boolean;
   /**
    * Calibration mode: schedulers learn through SchedContext.needsCalibration which tasks the
-   * model has not measured enough (StarPU_CALIBRATE).
+   * model has not measured enough (StarPU's STARPU_CALIBRATE).
    */
   calibrate?: boolean;
   /**
