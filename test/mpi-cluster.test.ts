@@ -71,7 +71,8 @@ describe('cluster without mpirun', () => {
   });
 
   test('ticket acquires overlap on one datum; a writer after them waits for both releases', async () => {
-    const rt = await Runtime.create({ cpus: 1 });
+    // Its real run records task times: into the test's model folder, not ~/.locus.
+    const rt = await Runtime.create({ cpus: 1, perfModelDir: env.LOCUS_PERFMODEL_DIR });
     try {
       const x = rt.data(new Float64Array(4), { name: 'x' });
       const first = rt.acquireTicket(x, 'R');

@@ -13,6 +13,7 @@ import { realMachineName } from '../perf/machine-name.ts';
 import { ModelStore, machineDir } from '../perf/store.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { isInterrupted } from './errors.ts';
+import { Interrupt } from './interrupt.ts';
 import { naturalInt, positiveInt, size } from './options.ts';
 import { registerPlatformImport } from './platform-import-command.ts';
 
@@ -81,9 +82,7 @@ export function registerCalibrateCommands(program: Command): void {
         await webgpuCalibrateCommand(platform, tileSizes, o.inner ? tileList(o.inner) : [], o.samples, dir);
         return;
       }
-      const ac = new AbortController();
-      const onSigint = () => ac.abort();
-      process.once('SIGINT', onSigint);
+      const interrupt = new Interrupt();
       try {
         const r = await calibrate({
           platform,
@@ -91,7 +90,7 @@ export function registerCalibrateCommands(program: Command): void {
           minSamples: o.samples,
           throttle: o.throttle,
           dir,
-          signal: ac.signal,
+          signal: interrupt.signal,
           log: (line) => process.stderr.write(`${line}\n`),
         });
         process.stdout.write(
@@ -100,13 +99,13 @@ export function registerCalibrateCommands(program: Command): void {
         );
       } catch (e) {
         if (isInterrupted(e)) {
-          process.stderr.write('locus: interrupted; worker threads stopped\n');
-          process.exitCode = 130;
+          process.stderr.write(`locus: ${interrupt.verb}; worker threads stopped\n`);
+          process.exitCode = interrupt.exitCode;
           return;
         }
         throw e;
       } finally {
-        process.off('SIGINT', onSigint);
+        interrupt.dispose();
       }
     });
 

@@ -4,7 +4,6 @@
  * over the simulated network (src/sim/cluster/). Prints the per-node tasks, messages and bytes,
  * the totals, the GFlop/s and the makespan (or the JSON report with --json).
  */
-import { writeFileSync } from 'node:fs';
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
 import { resolvePlatform } from '../platform/presets.ts';
@@ -15,7 +14,7 @@ import { type ClusterSimReport, clusterOf, simulateCluster } from '../sim/cluste
 import { WORKLOADS } from '../workloads/index.ts';
 import { table } from './format.ts';
 import { checkWorkloadOptions, type RunOptions } from './run-command.ts';
-import { checkTraceFile, workloadParams } from './run-inputs.ts';
+import { checkTraceFile, workloadParams, writeTraceFile } from './run-inputs.ts';
 import { schedulerOptionsFrom } from './sim-options.ts';
 
 /** Options of a single-machine simulation that a simulated cluster does not model. */
@@ -105,16 +104,7 @@ export function clusterSimCommand(o: RunOptions): void {
     trace: o.trace !== undefined,
     keepReceived: o.keepReceived === true,
   });
-  if (o.trace !== undefined) {
-    try {
-      writeFileSync(o.trace, JSON.stringify(trace));
-    } catch (e) {
-      throw new LocusError(
-        'LOCUS_FILE_WRITE_FAILED',
-        `--trace ${o.trace}: cannot write the trace: ${(e as Error).message}`,
-      );
-    }
-  }
+  if (o.trace !== undefined) writeTraceFile(o.trace, trace);
   if (o.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return;

@@ -44,6 +44,19 @@ export function flagOf(param: string): string {
   return `--${param.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }
 
+/**
+ * The line the CLI prints when writing its output failed (`locus run --json > /dev/full`, a
+ * full disk, a closed terminal): an operating-system error of a write that no file writer of
+ * Locus wrapped (those name their file), so a write to standard output or error. Undefined
+ * for any other error.
+ */
+export function outputErrorLine(e: unknown): string | undefined {
+  const err = e as NodeJS.ErrnoException | undefined;
+  if (err === undefined || err === null || err.syscall !== 'write' || typeof err.code !== 'string')
+    return undefined;
+  return `locus: cannot write the output: ${err.message}; send it to a file or pipe that can take it\n`;
+}
+
 /** Whether `e` is the error of a run stopped by Ctrl-C (an AbortSignal). */
 export function isInterrupted(e: unknown): boolean {
   return e instanceof LocusError && e.code === 'LOCUS_INTERRUPTED';

@@ -169,6 +169,10 @@ export async function main(argv: string[]): Promise<number> {
       await writeErrorLine(`locus: ${cliMessage(e)}\n`, e.code);
       return 2;
     }
-    throw e;
+    const { outputErrorLine } = await import('./errors.ts');
+    const line = outputErrorLine(e);
+    if (line === undefined) throw e;
+    process.stderr.write(line);
+    return 2;
   }
 }

@@ -2,9 +2,8 @@
  * `locus run --mode real`: runs a workload that has kernels (cholesky, lu, lupp, gemm,
  * jacobi: the generators the simulator reads) for real on worker threads of this machine (or a platform whose GPUs become emulated device
  * memories), optionally checks it against the sequential algorithm, and prints the same
- * report as a simulated run. Ctrl-C stops the worker threads and exits with code 130.
+ * report as a simulated run. Ctrl-C (SIGTERM) stops the worker threads and exits with code 130 (143).
  */
-import { writeFileSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
 import type { ClusterSummary } from '../cluster/run-cluster.ts';
 import { LocusError } from '../core/types.ts';
@@ -15,8 +14,9 @@ import { resolvePlatform } from '../platform/presets.ts';
 import { parsePolicySpec } from '../report/policy-spec.ts';
 import { isInterrupted } from './errors.ts';
 import { formatReport } from './format.ts';
+import { Interrupt } from './interrupt.ts';
 import type { RunOptions } from './run-command.ts';
-import { checkTraceFile } from './run-inputs.ts';
+import { checkTraceFile, writeTraceFile } from './run-inputs.ts';
 import { schedulerOptionsFrom } from './sim-options.ts';
 
 /** Options only a simulation reads. */
@@ -113,9 +113,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
   checkTraceFile(o.trace);
   const tiles = o.tiles ?? 8;
   const tileSize = o.tileSize ?? 256;
-  const ac = new AbortController();
-  const onSigint = () => ac.abort();
-  process.once('SIGINT', onSigint);
+  const interrupt = new Interrupt();
   const bar =
     o.progress && process.stderr.isTTY
       ? new SingleBar({
@@ -155,7 +153,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       hints: o.hints,
       priorities: o.priorities === 'bottom-level' ? 'bottom-level' : undefined,
       trace: o.trace !== undefined,
-      signal: ac.signal,
+      signal: interrupt.signal,
       onWarning: (m) => {
         if (!warnings.includes(m)) warnings.push(m);
       },
@@ -169,13 +167,15 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
             bar.update(done);
           }
         : undefined,
-      onTrace: o.trace ? (json) => writeTrace(o.trace!, json) : undefined,
+      onTrace: o.trace ? (json) => writeTraceFile(o.trace!, json) : undefined,
     });
   } catch (e) {
     if (started) bar?.stop();
     if (isInterrupted(e)) {
-      process.stderr.write('locus: interrupted; worker threads stopped\n');
-      return 130;
+      // The trace file is written whole at the end of a run (atomically): none was written.
+      const trace = o.trace === undefined ? '' : `; no trace written to ${o.trace}`;
+      process.stderr.write(`locus: ${interrupt.verb}; worker threads stopped${trace}\n`);
+      return interrupt.exitCode;
     }
     if (e instanceof TaskFailedError) {
       process.stderr.write(`locus: ${e.message}\n`);
@@ -184,7 +184,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
     }
     throw e;
   } finally {
-    process.off('SIGINT', onSigint);
+    interrupt.dispose();
   }
   if (started) bar?.stop();
   // A distributed run: rank 0 prints, the others only when asked.
@@ -230,15 +230,4 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
     return 1;
   }
   return 0;
-}
-
-function writeTrace(file: string, json: unknown): void {
-  try {
-    writeFileSync(file, JSON.stringify(json));
-  } catch (e) {
-    throw new LocusError(
-      'LOCUS_FILE_WRITE_FAILED',
-      `--trace ${file}: cannot write the trace: ${(e as Error).message}`,
-    );
-  }
 }

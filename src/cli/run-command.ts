@@ -7,12 +7,14 @@ import { LocusError } from '../core/types.ts';
 import { loadPlatform } from '../platform/load.ts';
 import { parsePolicySpec } from '../report/policy-spec.ts';
 import { type BlockMapping, handleOwnerNodes, parseMapping } from '../sched/mapping.ts';
-import { simulate } from '../sim/simulate.ts';
+import { simulateAsync } from '../sim/simulate.ts';
 import { parseIdlePolicy } from '../trace/energy.ts';
+import type { RunReport } from '../trace/report.ts';
 import { generateWorkload } from '../workloads/index.ts';
 import { prefixGraph } from '../workloads/prefix.ts';
-import { forFlag } from './errors.ts';
+import { forFlag, isInterrupted } from './errors.ts';
 import { formatReport } from './format.ts';
+import { Interrupt } from './interrupt.ts';
 import { checkTraceFile, workloadParams } from './run-inputs.ts';
 import { type SimulationFlags, schedulerOptionsFrom } from './sim-options.ts';
 
@@ -224,32 +226,51 @@ export async function runCommand(o: RunOptions): Promise<void> {
           clearOnComplete: true,
         })
       : undefined;
+  const idle = forFlag('--idle', () => parseIdlePolicy(o.idle ?? 'poll'));
   bar?.start(total, 0);
-  const { report } = simulate({
-    graph,
-    platform,
-    scheduler: policy.scheduler,
-    schedulerOptions: { ...schedulerOptionsFrom(o), mapping: owner.mapping },
-    coherence: owner.coherence,
-    flushAtEnd: o.stopAfter === undefined,
-    cleanFirst: o.cleanFirst,
-    minClean: o.minClean,
-    targetClean: o.targetClean,
-    idle: forFlag('--idle', () => parseIdlePolicy(o.idle ?? 'poll')),
-    wakeLatency: o.wakeLatency,
-    eviction,
-    seed: o.seed,
-    gpuPipeline: o.pipeline,
-    gpuLookahead: o.lookahead,
-    streams: o.streams,
-    noise: o.noise,
-    chargeScheduling: o.chargeScheduling,
-    submitWindow: o.submitWindow,
-    workload: wl.summary,
-    // Streamed to the file as the run goes: a trace of millions of events fits no string.
-    traceFile: o.trace,
-    onProgress: bar ? (done) => bar.update(done) : undefined,
-  });
+  // Ctrl-C or SIGTERM stops the simulation between two events; the trace then holds what ran.
+  const interrupt = new Interrupt();
+  const run = simulateAsync(
+    {
+      graph,
+      platform,
+      scheduler: policy.scheduler,
+      schedulerOptions: { ...schedulerOptionsFrom(o), mapping: owner.mapping },
+      coherence: owner.coherence,
+      flushAtEnd: o.stopAfter === undefined,
+      cleanFirst: o.cleanFirst,
+      minClean: o.minClean,
+      targetClean: o.targetClean,
+      idle,
+      wakeLatency: o.wakeLatency,
+      eviction,
+      seed: o.seed,
+      gpuPipeline: o.pipeline,
+      gpuLookahead: o.lookahead,
+      streams: o.streams,
+      noise: o.noise,
+      chargeScheduling: o.chargeScheduling,
+      submitWindow: o.submitWindow,
+      workload: wl.summary,
+      // Streamed to the file as the run goes: a trace of millions of events fits no string.
+      traceFile: o.trace,
+      onProgress: bar ? (done) => bar.update(done) : undefined,
+    },
+    interrupt.signal,
+  );
+  let report: RunReport;
+  try {
+    report = (await run).report;
+  } catch (e) {
+    bar?.stop();
+    if (!isInterrupted(e)) throw e;
+    const trace = o.trace === undefined ? '' : `; the trace of what ran is in ${o.trace}`;
+    process.stderr.write(`locus: ${interrupt.verb}: ${(e as Error).message}${trace}\n`);
+    process.exitCode = interrupt.exitCode;
+    return;
+  } finally {
+    interrupt.dispose();
+  }
   bar?.stop();
   if (o.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -1,6 +1,5 @@
 /** What `locus run` in every mode (simulated, real, simulated cluster) reads from its options alike. */
-import { writeFileSync } from 'node:fs';
-import { LocusError } from '../core/types.ts';
+import { checkWritable, writeFileAtomic } from '../trace/atomic-file.ts';
 import type { WorkloadParams } from '../workloads/index.ts';
 import type { RunOptions } from './run-command.ts';
 
@@ -23,15 +22,20 @@ export function workloadParams(o: RunOptions): WorkloadParams {
   };
 }
 
-/** Creates (empties) the --trace file before a long run, so that it fails now, not after it. */
+/**
+ * Checks before a long run that the --trace file can be written at its end, so that it fails
+ * now, not after it; the file itself appears only whole (see writeTraceFile).
+ */
 export function checkTraceFile(file: string | undefined): void {
-  if (file === undefined) return;
-  try {
-    writeFileSync(file, '');
-  } catch (e) {
-    throw new LocusError(
-      'LOCUS_FILE_WRITE_FAILED',
-      `--trace ${file}: cannot write the trace: ${(e as Error).message}`,
-    );
-  }
+  if (file !== undefined) checkWritable(file, traceError(file));
+}
+
+/** Writes a finished trace to the --trace file atomically (whole or not at all). */
+export function writeTraceFile(file: string, json: unknown): void {
+  writeFileAtomic(file, JSON.stringify(json), traceError(file));
+}
+
+/** How a --trace write failure starts. */
+function traceError(file: string): string {
+  return `--trace ${file}: cannot write the trace`;
 }

@@ -44,12 +44,12 @@ export function addSimulationOptions(cmd: Command): Command {
     .option('--no-clean-first', "evict in the policy's order alone, not clean (unmodified) replicas first")
     .option(
       '--min-clean <pct>',
-      "write modified data back early while fewer than pct% of a GPU's replicas are clean (StarPU_MINIMUM_CLEAN_BUFFERS; default 0: off)",
+      "write modified data back early while fewer than pct% of a GPU's replicas are clean (StarPU's STARPU_MINIMUM_CLEAN_BUFFERS; default 0: off)",
       percentValue,
     )
     .option(
       '--target-clean <pct>',
-      'with --min-clean: write back until pct% are clean (StarPU_TARGET_CLEAN_BUFFERS; default the minimum)',
+      "with --min-clean: write back until pct% are clean (StarPU's STARPU_TARGET_CLEAN_BUFFERS; default the minimum)",
       percentValue,
     );
 }

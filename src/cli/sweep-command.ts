@@ -205,7 +205,7 @@ export function formatSummary(result: SweepResult): string {
       ['N', 'working set', ...labels],
       ...result.sizes.map((s) => [
         String(s.tiles),
-        `${(s.workingSetBytes / 2 ** 20).toFixed(0)} MiB`,
+        `${(s.workingSetBytes / 2 ** 30).toFixed(2)} GiB`,
         ...labels.map((l) => {
           const r = cell.get(`${s.tiles}/${l}`);
           return r ? value(r) : '-';
@@ -344,7 +344,9 @@ export async function sweepCommand(o: SweepOptions): Promise<void> {
   for (const [name, p] of Object.entries(plots)) {
     writeOutputFile(join(out, `${name}.svg`), p.svg);
     writeOutputFile(join(out, `${name}.png`), p.png);
-    written.push(`${name}.svg`, `${name}.png`);
+    // The images have no title: a paper sets this caption under them.
+    writeOutputFile(join(out, `${name}.caption.txt`), `${p.caption}\n`);
+    written.push(`${name}.svg`, `${name}.png`, `${name}.caption.txt`);
   }
   report();
 }

@@ -41,9 +41,14 @@ export interface EngineOptions {
   issueAhead?: boolean;
   /**
    * Calibration mode: schedulers learn through SchedContext.needsCalibration which tasks the
-   * model has not measured enough (StarPU_CALIBRATE).
+   * model has not measured enough (StarPU's STARPU_CALIBRATE).
    */
   calibrate?: boolean;
+  /**
+   * Receives the policies' one-line warnings (SchedContext.warn), each distinct message once
+   * per engine; default: dropped.
+   */
+  onWarning?: ((message: string) => void) | undefined;
   /** Coherence policies of seed 004's runtimes (default: write-back, replicas kept). */
   coherence?: CoherenceOptions;
   /**

@@ -122,6 +122,8 @@ export class Engine implements SchedContext, EvictionContext {
   /** Flops of the tasks recycled by compact() (the report adds them to the graph's). */
   retiredFlops = 0;
   private readonly calibrate: boolean;
+  private readonly onWarning: ((message: string) => void) | undefined;
+  private readonly warned = new Set<string>();
   private readonly coherence: CoherencePolicies | undefined;
   private readonly rng: Rng;
   private readonly nNodes: number;
@@ -153,6 +155,7 @@ export class Engine implements SchedContext, EvictionContext {
     this.nNodes = this.platform.nodes.length;
     this.defaultHome = this.platform.homeNode;
     this.calibrate = options.calibrate ?? false;
+    this.onWarning = options.onWarning;
     this.flushAtEnd = options.flushAtEnd ?? true;
     this.recycle = options.recycle ?? false;
     this.coherence = coherenceActive(options.coherence)
@@ -765,6 +768,12 @@ export class Engine implements SchedContext, EvictionContext {
 
   random(n: number): number {
     return this.rng.int(n);
+  }
+
+  warn(message: string): void {
+    if (this.onWarning === undefined || this.warned.has(message)) return;
+    this.warned.add(message);
+    this.onWarning(message);
   }
 
   currentWorker(): number {

@@ -65,6 +65,12 @@ export interface SchedContext {
   currentWorker(): number;
   /** Tasks popped by `worker` and not finished yet, in execution order (its pipeline). */
   pipeline(worker: number): number[];
+  /**
+   * Tells the user something that does not stop the run (a policy working around a missing
+   * performance model, say), in one line: each distinct message reaches the application's
+   * onWarning once per run.
+   */
+  warn(message: string): void;
   /** A deterministic random integer in [0, n), from the run's seed. */
   random(n: number): number;
   /**

@@ -204,7 +204,7 @@ export interface RuntimeOptions {
   /** The model folder (default: LOCUS_PERFMODEL_DIR, else ~/.locus/perfmodels). */
   perfModelDir?: string | undefined;
   /**
-   * Calibration mode (StarPU_CALIBRATE): dm* schedulers send each task to a worker kind whose
+   * Calibration mode (StarPU's STARPU_CALIBRATE): dm* schedulers send each task to a worker kind whose
    * model for it has fewer than `minSamples` measurements.
    */
   calibrate?: boolean | undefined;

@@ -852,6 +852,7 @@ export class Runtime {
         return this.trace;
       },
       from,
+      warn: (m) => this.warn(m),
       ...(this.gpu ? { gpu: this.gpu } : {}),
       hooks: {
         ended: (task, error) => this.ended(task, error === undefined ? FINISHED : FAILED),

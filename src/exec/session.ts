@@ -53,6 +53,8 @@ export interface SessionSetup {
   /** Real GPUs (the webgpu backend): see BackendSetup.gpu. */
   gpu?: BackendSetup['gpu'];
   hooks: DriverHooks;
+  /** Where the policies' warnings go (the runtime's onWarning, else stderr). */
+  warn: (message: string) => void;
 }
 
 /** Opens a session: the engine takes the graph's tasks from `setup.from` on. */
@@ -87,6 +89,7 @@ export function openSession(setup: SessionSetup): Session {
       targetClean: options.targetClean,
       issueAhead: real,
       calibrate: options.calibrate,
+      onWarning: setup.warn,
     },
     observers: (engine) => {
       recorder = setup.recordSamples

@@ -3,17 +3,20 @@
  * and, through resvg, to PNG:
  *
  * (a) throughput (GFlop/s) against the working set, one line per policy (mean over the
- *     repetitions, min-max error bars when there are several), with a dashed horizontal line
- *     at the workers' summed peak rate for the kernel;
+ *     repetitions, min-max error bars when there are several), its y axis over the data's
+ *     range, with a dashed horizontal line at the workers' summed peak rate for the kernel
+ *     when the peak falls in that range (the caption gives it otherwise);
  * (b) data transferred to the devices against the working set, with the "bus limit" curve:
  *     what the host link can move during the minimum compute time (total flops / summed peak
  *     rate), above which a policy is necessarily bus-bound. Log y axis when the plotted
  *     values span more than 100x.
  *
  * Both carry labelled dashed vertical lines at given working sets (where the data fit in the
- * GPUs' cumulated memory, ...). Sizes are in MiB (2^20 bytes), rates in GFlop/s. Each policy
- * has a fixed colour, marker and dash (policyStyle), the same in every plot, so that lines
- * differ in grayscale too.
+ * GPUs' cumulated memory, ...). As figures for a paper, the images have no title: each plot
+ * comes with a caption (plotCaptions) to set outside it. Sizes are in GiB (2^30 bytes), as in
+ * the sweep's tables, rates in GFlop/s. Each policy has a fixed colour, hollow marker, marker
+ * size and dash (policyStyle), the same in every plot, so that lines differ in grayscale too
+ * and curves that coincide (eager under dmdar) still show every marker.
  *
  * Over 500 lines: two vega-lite specs with their styling (colours, markers, dashes per policy)
  * and the rendering; mostly declarative spec objects.
@@ -25,6 +28,7 @@ import { formatBandwidth, formatBytes, formatRate } from '../platform/units.ts';
 import type { SweepResult } from './sweep.ts';
 
 const MiB = 2 ** 20;
+const GiB = 2 ** 30;
 
 /** A labelled vertical line at a working set. */
 export interface VLine {
@@ -38,9 +42,9 @@ export interface VLine {
 
 /** What the plots show beyond the sweep's rows. */
 export interface PlotOptions {
-  /** Title of the figure (each plot adds what it shows). */
+  /** Title of the figure, for the captions (each plot's adds what it shows). */
   title: string;
-  /** Second title line; default: the workload, platform, repetitions and charging. */
+  /** The captions' second sentence; default: the workload, platform, repetitions and charging. */
   subtitle?: string;
   /** Codelet whose rate gives the peak line (default: the one with the most flops). */
   kernel?: string;
@@ -55,15 +59,15 @@ export interface PlotOptions {
 export interface PlotPoint {
   policy: string;
   tiles: number;
-  /** Working set, MiB. */
+  /** Working set, GiB. */
   ws: number;
   gflops: number;
   gflopsMin: number;
   gflopsMax: number;
-  /** Data moved to the devices, MiB. */
-  mib: number;
-  mibMin: number;
-  mibMax: number;
+  /** Data moved to the devices, GiB. */
+  gib: number;
+  gibMin: number;
+  gibMax: number;
 }
 
 /** Everything the two plots draw, in plot units. */
@@ -76,7 +80,7 @@ export interface PlotModel {
   /** Largest repetition count (error bars when > 1). */
   reps: number;
   peak?: { gflops: number; label: string };
-  busLimit?: { points: { ws: number; mib: number }[]; label: string };
+  busLimit?: { points: { ws: number; gib: number }[]; label: string };
   lines: { ws: number; label: string; color: string }[];
 }
 
@@ -85,6 +89,8 @@ export interface RenderedPlot {
   spec: TopLevelSpec;
   svg: string;
   png: Buffer;
+  /** What the plot shows, to set under it ('' when its image carries its own title). */
+  caption: string;
 }
 
 /** The two plots of a sweep. */
@@ -144,7 +150,12 @@ export interface PolicyStyle {
   shape: string;
   /** Vega strokeDash array. */
   dash: number[];
+  /** Marker area, square pixels: markers of curves that coincide nest instead of hiding. */
+  size: number;
 }
+
+/** Marker areas (square pixels), cycled with the styles: at most 3 curves nest per point. */
+const SIZES = [130, 70, 30];
 
 /**
  * The style of a policy label, the same in every plot: a fixed one for the known labels, else
@@ -161,6 +172,7 @@ export function policyStyle(label: string): PolicyStyle {
     color: PALETTE[i % PALETTE.length]!,
     shape: SHAPES[i % SHAPES.length]!,
     dash: DASHES[i % DASHES.length]!,
+    size: SIZES[i % SIZES.length]!,
   };
 }
 
@@ -271,13 +283,13 @@ export function plotModel(result: SweepResult, o: PlotOptions): PlotModel {
   const points: PlotPoint[] = result.summary.map((r) => ({
     policy: r.policy,
     tiles: r.tiles,
-    ws: r.workingSetBytes / MiB,
+    ws: r.workingSetBytes / GiB,
     gflops: r.gflopsMean,
     gflopsMin: r.gflopsMin,
     gflopsMax: r.gflopsMax,
-    mib: r.bytesToDevicesMean / MiB,
-    mibMin: r.bytesToDevicesMin / MiB,
-    mibMax: r.bytesToDevicesMax / MiB,
+    gib: r.bytesToDevicesMean / GiB,
+    gibMin: r.bytesToDevicesMin / GiB,
+    gibMax: r.bytesToDevicesMax / GiB,
   }));
   const kernel = o.kernel ?? dominantKernel(result);
   const peak = kernel ? peakRate(result.platform, kernel) : undefined;
@@ -286,8 +298,8 @@ export function plotModel(result: SweepResult, o: PlotOptions): PlotModel {
   if (peak && peak.flops > 0 && bus) {
     busLimit = {
       points: result.sizes.map((s) => ({
-        ws: s.workingSetBytes / MiB,
-        mib: ((s.totalFlops / peak.flops) * bus.bandwidth) / MiB,
+        ws: s.workingSetBytes / GiB,
+        gib: ((s.totalFlops / peak.flops) * bus.bandwidth) / GiB,
       })),
       label: `bus limit: ${formatBandwidth(bus.bandwidth)} (${bus.name}) x minimum compute time`,
     };
@@ -308,7 +320,7 @@ export function plotModel(result: SweepResult, o: PlotOptions): PlotModel {
     // A line far right of the data would squeeze the curves into the left of the plot.
     lines: lines
       .filter((l) => l.workingSetBytes <= 1.1 * maxWs)
-      .map((l) => ({ ws: l.workingSetBytes / MiB, label: l.label, color: l.color })),
+      .map((l) => ({ ws: l.workingSetBytes / GiB, label: l.label, color: l.color })),
   };
 }
 
@@ -316,7 +328,7 @@ export function plotModel(result: SweepResult, o: PlotOptions): PlotModel {
 
 type Layer = Record<string, unknown>;
 
-const X_TITLE = 'Working set (MiB)';
+const X_TITLE = 'Working set (GiB)';
 /** Size of the plot area, pixels. */
 const PLOT_W = 640;
 const PLOT_H = 400;
@@ -370,7 +382,7 @@ function verticalLines(m: PlotModel): Layer[] {
 }
 
 /** The lines and points of the policies, with min-max error bars when repeated. */
-function policyLayers(m: PlotModel, y: 'gflops' | 'mib', yAxis: Record<string, unknown>): Layer[] {
+function policyLayers(m: PlotModel, y: 'gflops' | 'gib', yAxis: Record<string, unknown>): Layer[] {
   const values = m.points.filter(
     (p) => (yAxis.scale as { type?: string } | undefined)?.type !== 'log' || p[y] > 0,
   );
@@ -392,7 +404,7 @@ function policyLayers(m: PlotModel, y: 'gflops' | 'mib', yAxis: Record<string, u
       data: { values },
       mark: { type: 'line', strokeWidth: 2 },
       encoding: {
-        x: { field: 'ws', type: 'quantitative', title: X_TITLE, axis: { format: ',d' } },
+        x: { field: 'ws', type: 'quantitative', title: X_TITLE, axis: { format: ',.3~g' } },
         y: { field: y, type: 'quantitative', ...yAxis },
         color: colorEncoding(m),
         strokeDash: policyEncoding(m, (s) => s.dash),
@@ -401,33 +413,29 @@ function policyLayers(m: PlotModel, y: 'gflops' | 'mib', yAxis: Record<string, u
     },
     {
       data: { values },
-      mark: { type: 'point', size: 60, filled: true, opacity: 1 },
+      // Hollow markers of per-policy sizes: where curves coincide, every marker shows.
+      mark: { type: 'point', filled: false, strokeWidth: 1.8, opacity: 1 },
       encoding: {
         x: { field: 'ws', type: 'quantitative' },
         y: { field: y, type: 'quantitative' },
         color: colorEncoding(m),
         shape: policyEncoding(m, (s) => s.shape),
+        size: policyEncoding(m, (s) => s.size),
       },
     },
   );
   return layers;
 }
 
-function topLevel(m: PlotModel, what: string, layers: Layer[]): TopLevelSpec {
+/** The spec around the layers: no title (the caption says what the plot shows). */
+function topLevel(layers: Layer[]): TopLevelSpec {
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     background: 'white',
-    padding: 12,
+    // Room above the plot area for the vertical lines' labels.
+    padding: { left: 12, right: 12, top: 36, bottom: 12 },
     width: PLOT_W,
     height: PLOT_H,
-    title: {
-      text: `${m.title}: ${what}`,
-      subtitle: m.subtitle,
-      fontSize: 15,
-      subtitleFontSize: 11,
-      subtitleColor: '#444',
-      anchor: 'start',
-    },
     config: {
       font: 'sans-serif',
       axis: { labelFontSize: 11, titleFontSize: 12, grid: true, gridColor: '#e6e6e6' },
@@ -435,29 +443,49 @@ function topLevel(m: PlotModel, what: string, layers: Layer[]): TopLevelSpec {
       view: { stroke: '#bbb' },
     },
     layer: layers,
-    resolve: { scale: { color: 'shared', shape: 'shared', strokeDash: 'shared' } },
+    resolve: { scale: { color: 'shared', shape: 'shared', strokeDash: 'shared', size: 'shared' } },
   } as unknown as TopLevelSpec;
 }
 
-/** Plot (a): throughput against the working set, with the peak line. */
+/** The throughput axis' range: the data's, rounded out to nice values by the plot. */
+export function gflopsRange(m: PlotModel): [number, number] | undefined {
+  const ys = m.points.flatMap((p) => [p.gflopsMin, p.gflops, p.gflopsMax]);
+  if (ys.length === 0) return undefined;
+  return [Math.min(...ys), Math.max(...ys)];
+}
+
+/** Whether the peak line falls in the throughput axis' range (else only the caption gives it). */
+export function peakShown(m: PlotModel): boolean {
+  const range = gflopsRange(m);
+  if (m.peak === undefined || range === undefined) return false;
+  const [lo, hi] = range;
+  // The plot's nice rounding adds some room above the data: a peak just above it is drawn.
+  return m.peak.gflops >= lo && m.peak.gflops <= hi + 0.1 * (hi - lo || hi);
+}
+
+/** Plot (a): throughput against the working set, over the data's range, with the peak line. */
 export function gflopsSpec(m: PlotModel): TopLevelSpec {
-  // Head room above the peak line for its label.
-  const top = Math.max(m.peak?.gflops ?? 0, ...m.points.map((p) => p.gflopsMax));
+  const showPeak = peakShown(m);
+  const range = gflopsRange(m);
+  const top = showPeak && range ? Math.max(range[1], m.peak!.gflops) : range?.[1];
   const yAxis = {
     title: 'Throughput (GFlop/s)',
     axis: { format: ',d' },
-    scale: top > 0 ? { zero: true, domainMax: top * 1.08 } : { zero: true },
+    scale:
+      range && top !== undefined
+        ? { zero: false, nice: true, domain: [range[0], top === range[0] ? top + 1 : top] }
+        : { zero: true },
   };
   const layers: Layer[] = [];
-  if (m.peak) {
+  if (showPeak) {
     layers.push(
       {
-        data: { values: [{ gflops: m.peak.gflops }] },
+        data: { values: [{ gflops: m.peak!.gflops }] },
         mark: { type: 'rule', strokeDash: [6, 4], strokeWidth: 1.5, color: 'black' },
         encoding: { y: { field: 'gflops', type: 'quantitative' } },
       },
       {
-        data: { values: [{ gflops: m.peak.gflops, label: m.peak.label }] },
+        data: { values: [{ gflops: m.peak!.gflops, label: m.peak!.label }] },
         mark: { type: 'text', align: 'right', baseline: 'bottom', dx: -4, dy: -4, fontSize: 11 },
         encoding: {
           x: { value: 'width' },
@@ -467,14 +495,14 @@ export function gflopsSpec(m: PlotModel): TopLevelSpec {
       },
     );
   }
-  return topLevel(m, 'throughput', [...policyLayers(m, 'gflops', yAxis), ...layers, ...verticalLines(m)]);
+  return topLevel([...policyLayers(m, 'gflops', yAxis), ...layers, ...verticalLines(m)]);
 }
 
 /** Whether the transfers plot needs a log y axis: its positive values span more than 100x. */
 export function needsLogScale(m: PlotModel): boolean {
   const ys = [
-    ...m.points.flatMap((p) => [p.mib, p.mibMin, p.mibMax]),
-    ...(m.busLimit?.points ?? []).map((p) => p.mib),
+    ...m.points.flatMap((p) => [p.gib, p.gibMin, p.gibMax]),
+    ...(m.busLimit?.points ?? []).map((p) => p.gib),
   ];
   const pos = ys.filter((v) => v > 0);
   if (pos.length === 0) return false;
@@ -485,8 +513,8 @@ export function needsLogScale(m: PlotModel): boolean {
 export function transfersSpec(m: PlotModel): TopLevelSpec {
   const log = needsLogScale(m);
   const yAxis = {
-    title: `Data transferred to the GPUs (MiB${log ? ', log scale' : ''})`,
-    axis: { format: ',d' },
+    title: `Data transferred to the GPUs (GiB${log ? ', log scale' : ''})`,
+    axis: { format: ',.3~g' },
     scale: log ? { type: 'log' } : { zero: true },
   };
   const layers: Layer[] = [];
@@ -501,7 +529,7 @@ export function transfersSpec(m: PlotModel): TopLevelSpec {
         mark: { type: 'line', strokeDash: [6, 4], strokeWidth: 1.5, color: 'black' },
         encoding: {
           x: { field: 'ws', type: 'quantitative' },
-          y: { field: 'mib', type: 'quantitative' },
+          y: { field: 'gib', type: 'quantitative' },
           order: { field: 'ws', type: 'quantitative' },
         },
       },
@@ -531,11 +559,7 @@ export function transfersSpec(m: PlotModel): TopLevelSpec {
       },
     );
   }
-  return topLevel(m, 'data transferred to the GPUs', [
-    ...policyLayers(m, 'mib', yAxis),
-    ...layers,
-    ...verticalLines(m),
-  ]);
+  return topLevel([...policyLayers(m, 'gib', yAxis), ...layers, ...verticalLines(m)]);
 }
 
 // ------------------------------------------------------------------------------ rendering
@@ -640,15 +664,49 @@ export async function svgToPng(svg: string, width = 1200): Promise<Buffer> {
     .asPng();
 }
 
-/** Renders a spec to SVG and PNG. */
-export async function renderPlot(spec: TopLevelSpec, width = 1200): Promise<RenderedPlot> {
+/** Renders a spec to SVG and PNG, with the caption to set under it (none: ''). */
+export async function renderPlot(spec: TopLevelSpec, caption = '', width = 1200): Promise<RenderedPlot> {
   const svg = await renderSvg(spec);
-  return { spec, svg, png: await svgToPng(svg, width) };
+  return { spec, svg, png: await svgToPng(svg, width), caption };
 }
 
-/** Both plots of a sweep. */
+/** The captions of the two plots: the figure's title, what is plotted, the sweep, the marks. */
+export function plotCaptions(m: PlotModel): { gflops: string; transfers: string } {
+  const lines = m.lines.map((l) => `Dashed vertical line: ${l.label}.`);
+  const bars = m.reps > 1 ? [`Error bars: minimum and maximum of the ${m.reps} runs.`] : [];
+  const peak =
+    m.peak === undefined
+      ? []
+      : peakShown(m)
+        ? [`Dashed horizontal line: ${m.peak.label}.`]
+        : [`Not drawn, above the range shown: ${m.peak.label}.`];
+  const bus = m.busLimit === undefined ? [] : [`Dashed curve: ${m.busLimit.label}.`];
+  const log = needsLogScale(m) ? ', log scale' : '';
+  return {
+    gflops: [
+      `${m.title}: throughput (GFlop/s) against the working set (GiB), one curve per policy.`,
+      `${m.subtitle}.`,
+      ...peak,
+      ...lines,
+      ...bars,
+    ].join(' '),
+    transfers: [
+      `${m.title}: data transferred to the GPUs (GiB${log}) against the working set (GiB), one curve per policy.`,
+      `${m.subtitle}.`,
+      ...bus,
+      ...lines,
+      ...bars,
+    ].join(' '),
+  };
+}
+
+/** Both plots of a sweep, with their captions. */
 export async function plotSweep(result: SweepResult, o: PlotOptions): Promise<SweepPlots> {
   const m = plotModel(result, o);
-  const [gflops, transfers] = await Promise.all([renderPlot(gflopsSpec(m)), renderPlot(transfersSpec(m))]);
+  const captions = plotCaptions(m);
+  const [gflops, transfers] = await Promise.all([
+    renderPlot(gflopsSpec(m), captions.gflops),
+    renderPlot(transfersSpec(m), captions.transfers),
+  ]);
   return { gflops, transfers };
 }

@@ -5,6 +5,7 @@ import { DARTS_SCHEDULERS } from './darts/index.ts';
 import { DM_SCHEDULERS } from './dm/index.ts';
 import { EagerScheduler } from './eager.ts';
 import { HfpScheduler } from './hfp.ts';
+import { LocalityWorkStealingScheduler } from './lws.ts';
 import type { SchedulerEntry, SchedulerOptions } from './options.ts';
 import { RandomScheduler } from './random.ts';
 import { StaticScheduler } from './static.ts';
@@ -34,6 +35,11 @@ export const SCHEDULERS: Record<string, SchedulerEntry> = {
     create: () => new SuperMatrixScheduler(false),
   },
   ...DM_SCHEDULERS,
+  lws: {
+    description:
+      "locality work stealing (StarPU's default): per-worker priority queues, a task to the worker that released it or whose memory holds its inputs, idle workers steal from neighbours",
+    create: () => new LocalityWorkStealingScheduler(),
+  },
   ...DARTS_SCHEDULERS,
   hfp: {
     description:

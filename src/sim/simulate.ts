@@ -7,12 +7,14 @@ import type { TaskGraph } from '../core/graph.ts';
 import { type DurationModel, PlatformModel } from '../core/model.ts';
 import type { Platform } from '../core/platform.ts';
 import type { EvictionPolicy, Scheduler } from '../core/policy.ts';
+import { LocusError } from '../core/types.ts';
 import { createEviction } from '../evict/index.ts';
 import { createScheduler, type SchedulerOptions } from '../sched/index.ts';
 import { ChromeTrace } from '../trace/chrome.ts';
 import { EnergyMeter, type IdlePolicy } from '../trace/energy.ts';
 import { buildReport, type RunReport } from '../trace/report.ts';
-import { Simulator, type TaskSource } from './simulator.ts';
+import type { RunStats } from '../trace/stats.ts';
+import { type SimResult, Simulator, type TaskSource } from './simulator.ts';
 
 /** Options of simulate(). */
 /**
@@ -113,6 +115,56 @@ export function idlePolicyName(p: IdlePolicy): string {
 
 /** Simulates the graph to completion and reports. */
 export function simulate(o: SimulateOptions): SimulateResult {
+  const run = prepare(o);
+  let r: SimResult;
+  try {
+    r = run.sim.run();
+  } catch (e) {
+    run.trace?.abort();
+    throw e;
+  }
+  return conclude(o, run, r);
+}
+
+/**
+ * Simulates as simulate() does, yielding to the event loop every few milliseconds so that
+ * `signal` (Ctrl-C) can stop it. Stopped, it completes the streamed trace with what ran
+ * (the file then parses) and throws a LOCUS_INTERRUPTED LocusError saying how many tasks
+ * ended; a failed run leaves no trace file.
+ */
+export async function simulateAsync(o: SimulateOptions, signal?: AbortSignal): Promise<SimulateResult> {
+  const run = prepare(o);
+  let r: SimResult;
+  try {
+    r = await run.sim.runAsync(signal);
+  } catch (e) {
+    const engine = run.sim.engine;
+    if (e instanceof LocusError && e.code === 'LOCUS_INTERRUPTED') {
+      run.trace?.finish();
+      throw new LocusError(
+        'LOCUS_INTERRUPTED',
+        `the simulation stopped after ${engine.finishedTasks} of ${engine.submittedTasks} tasks`,
+      );
+    }
+    run.trace?.abort();
+    throw e;
+  }
+  return conclude(o, run, r);
+}
+
+/** A simulation set up: the simulator and the observers whose records make the report. */
+interface PreparedRun {
+  sim: Simulator;
+  stats: RunStats;
+  trace: ChromeTrace | undefined;
+  meter: EnergyMeter | undefined;
+  idle: IdlePolicy;
+  seed: number;
+  t0: number;
+}
+
+/** Builds the simulator and attaches the statistics, trace and energy observers. */
+function prepare(o: SimulateOptions): PreparedRun {
   const scheduler =
     typeof o.scheduler === 'object'
       ? o.scheduler
@@ -156,13 +208,12 @@ export function simulate(o: SimulateOptions): SimulateResult {
     ? new EnergyMeter(sim.engine, idle, trace !== undefined)
     : undefined;
   if (meter) sim.engine.observe(meter);
-  let r: ReturnType<Simulator['run']>;
-  try {
-    r = sim.run();
-  } catch (e) {
-    trace?.abort();
-    throw e;
-  }
+  return { sim, stats, trace, meter, idle, seed, t0 };
+}
+
+/** The report of a run that ended, the streamed trace completed. */
+function conclude(o: SimulateOptions, run: PreparedRun, r: SimResult): SimulateResult {
+  const { sim, stats, trace, meter, idle, seed, t0 } = run;
   const energy = meter?.report(Math.max(r.makespanS, r.endS));
   if (trace && meter) trace.addPowerStates(meter.changes);
   trace?.finish();

@@ -144,9 +144,10 @@ export class Simulator {
   /**
    * The application thread of a task source: whenever the tasks submitted and not ended fall
    * to 90% of the window, it asks the source for enough tasks to fill the window again, then
-   * the engine recycles what it can and the backend and driver follow the shift.
+   * the engine recycles what it can and the backend and driver follow the shift. Returns the
+   * driver's stop condition, which tops the window up.
    */
-  private runSource(driver: Driver, source: TaskSource, window: number): void {
+  private sourceThread(driver: Driver, source: TaskSource, window: number): () => boolean {
     const engine = this.engine;
     const graph = this.options.graph;
     const low = Math.max(0, Math.floor(window * 0.9));
@@ -176,46 +177,72 @@ export class Simulator {
       }
     };
     topUp();
-    driver.runSync(() => {
+    return () => {
       if (engine.isFinished) return true;
       topUp();
       return false;
-    });
+    };
   }
 
   /** Runs to completion and returns the timing. */
   run(): SimResult {
+    const { driver, done } = this.begin();
+    driver.runSync(done);
+    return this.result(driver);
+  }
+
+  /**
+   * Runs as run() does, yielding to the event loop every few milliseconds, so that `signal`
+   * (Ctrl-C, say) can stop it: it then throws a LOCUS_INTERRUPTED LocusError and the engine
+   * stays as it was, what ended so far recorded by its observers.
+   */
+  async runAsync(signal?: AbortSignal): Promise<SimResult> {
+    const { driver, done } = this.begin();
+    await driver.run(done, signal);
+    return this.result(driver);
+  }
+
+  /** Starts the engine (and the submitting thread) and returns the driver and its stop condition. */
+  private begin(): { driver: Driver; done: () => boolean } {
     const engine = this.engine;
     const graph = this.options.graph;
     const total = this.options.source !== undefined ? Number.NaN : graph.taskCount;
-    const progress = this.options.onProgress;
     const window = this.options.submitWindow;
     const driver = this.driver;
     if (this.options.source !== undefined) {
-      this.runSource(driver, this.options.source, window!);
-    } else if (window === undefined || window >= total) {
+      return { driver, done: this.sourceThread(driver, this.options.source, window!) };
+    }
+    if (window === undefined || window >= total) {
       engine.start(0);
-      driver.runSync(() => engine.isFinished);
-    } else {
-      // The application thread: top the window up whenever it has drained to 90%.
-      const low = Math.max(0, Math.floor(window * 0.9));
-      engine.open(0);
-      let next = 0;
-      const topUp = (): void => {
-        if (next >= total || engine.submittedTasks - engine.finishedTasks > low) return;
-        next = Math.min(total, engine.finishedTasks + window);
-        engine.submitted(this.backend.now(), next);
-        if (next === total) engine.close(this.backend.now());
-        driver.execute();
-      };
-      topUp();
-      driver.runSync(() => {
+      return { driver, done: () => engine.isFinished };
+    }
+    // The application thread: top the window up whenever it has drained to 90%.
+    const low = Math.max(0, Math.floor(window * 0.9));
+    engine.open(0);
+    let next = 0;
+    const topUp = (): void => {
+      if (next >= total || engine.submittedTasks - engine.finishedTasks > low) return;
+      next = Math.min(total, engine.finishedTasks + window);
+      engine.submitted(this.backend.now(), next);
+      if (next === total) engine.close(this.backend.now());
+      driver.execute();
+    };
+    topUp();
+    return {
+      driver,
+      done: () => {
         if (engine.isFinished) return true;
         topUp();
         return false;
-      });
-    }
-    progress?.(engine.finishedTasks + graph.retired, engine.submittedTasks + graph.retired);
+      },
+    };
+  }
+
+  /** The timing of a run that ended (after a last progress call). */
+  private result(driver: Driver): SimResult {
+    const engine = this.engine;
+    const retired = this.options.graph.retired;
+    this.options.onProgress?.(engine.finishedTasks + retired, engine.submittedTasks + retired);
     return {
       makespanS: driver.makespan,
       endS: this.backend.now(),

@@ -2,9 +2,12 @@
  * Writes a Chrome trace to a file as it is recorded: the opening of the JSON object first,
  * then the events in buffered chunks, then the closing, so that a trace of millions of events
  * never exists as one string (V8 strings stop at about 512 MiB) or as an array of objects.
+ * The text goes to a temporary file in the same folder, renamed to the path once complete:
+ * the path holds a whole trace or nothing, never a truncated one.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { LocusError } from '../core/types.ts';
+import { temporaryPath } from './atomic-file.ts';
 
 /** Bytes of JSON text buffered before a write. */
 const CHUNK = 1 << 20;
@@ -14,11 +17,13 @@ export class TraceFile {
   private fd: number | undefined;
   private pending = '';
   private count = 0;
+  private readonly partial: string;
 
-  /** Creates (or truncates) `path` and writes the opening; throws a one-line LocusError. */
+  /** Creates `path`'s temporary file and writes the opening; throws a one-line LocusError. */
   constructor(readonly path: string) {
+    this.partial = temporaryPath(path);
     try {
-      this.fd = openSync(path, 'w');
+      this.fd = openSync(this.partial, 'w');
     } catch (e) {
       throw this.error(e);
     }
@@ -41,15 +46,26 @@ export class TraceFile {
     if (this.pending.length >= CHUNK) this.flush();
   }
 
-  /** Writes the closing and closes the file; the trace then parses as JSON. */
+  /** Writes the closing, closes the file and renames it to `path`; it then parses as JSON. */
   close(displayTimeUnit = 'ms'): void {
     this.pending += `\n],"displayTimeUnit":${JSON.stringify(displayTimeUnit)}}\n`;
     this.flush();
-    this.abort();
+    this.closeFd();
+    try {
+      renameSync(this.partial, this.path);
+    } catch (e) {
+      rmSync(this.partial, { force: true });
+      throw this.error(e);
+    }
   }
 
-  /** Closes the file without completing it (after a failed run). */
+  /** Drops the unfinished trace (after a failed run): `path` is left as it was. */
   abort(): void {
+    this.closeFd();
+    rmSync(this.partial, { force: true });
+  }
+
+  private closeFd(): void {
     if (this.fd === undefined) return;
     const fd = this.fd;
     this.fd = undefined;
@@ -69,9 +85,7 @@ export class TraceFile {
     try {
       writeSync(this.fd, text);
     } catch (e) {
-      const fd = this.fd;
-      this.fd = undefined;
-      closeSync(fd);
+      this.abort();
       throw this.error(e);
     }
   }

@@ -6,13 +6,13 @@
  * fails with that reason in one line.
  */
 
-import { writeFileSync } from 'node:fs';
 import { formatReport } from '../cli/format.ts';
 import type { RunOptions } from '../cli/run-command.ts';
 import { LocusError } from '../core/types.ts';
 import { runWorkload } from '../exec/run-workload.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parsePolicySpec } from '../report/policy-spec.ts';
+import { writeFileAtomic } from '../trace/atomic-file.ts';
 import type { RunReport } from '../trace/report.ts';
 import { adapterReportLine } from './adapter-line.ts';
 
@@ -92,12 +92,5 @@ export async function webgpuRunCommand(o: RunOptions): Promise<number> {
 
 /** Writes `text` to the --trace file, or fails in one line. */
 function writeOrFail(file: string, text: string): void {
-  try {
-    writeFileSync(file, text);
-  } catch (e) {
-    throw new LocusError(
-      'LOCUS_FILE_WRITE_FAILED',
-      `--trace ${file}: cannot write the trace: ${(e as Error).message}`,
-    );
-  }
+  writeFileAtomic(file, text, `--trace ${file}: cannot write the trace`);
 }

@@ -7,6 +7,9 @@
  * the host), so each pop is derivable.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { TaskGraph } from '../../src/core/graph.ts';
 import type { Platform } from '../../src/core/platform.ts';
@@ -42,6 +45,7 @@ function contextFor(g: TaskGraph, platform: Platform): SchedContext {
     transferTime: () => 1,
     prefetch: () => true,
     wontUse: () => {},
+    warn: () => {},
     currentWorker: () => -1,
     pipeline: () => [],
     random: () => 0,
@@ -321,6 +325,7 @@ describe('darts: dynamic submission (seed 000 section 4.3)', () => {
       gpuMemory: 3 * 64 * 8,
       scheduler: 'darts',
       eviction: 'luf',
+      perfModelDir: mkdtempSync(join(tmpdir(), 'locus-models-')),
     });
     try {
       const inc = rt.codelet({ name: 'inc', kernel: { module: KERNELS, export: 'inc' }, kinds: ['gpu'] });

@@ -65,7 +65,7 @@ export class DequeModelScheduler implements Scheduler {
   constructor(parts: DequeModelParts) {
     this.name = parts.name;
     this.lookahead = parts.lookahead;
-    this.estimator = new CompletionEstimator(parts.transfers);
+    this.estimator = new CompletionEstimator(parts.transfers, parts.name);
     this.queues = parts.queues;
     this.prefetcher = parts.prefetch ? new Prefetcher() : undefined;
     this.owners = parts.initialPlacement ? new OwnerMap() : undefined;

@@ -13,8 +13,14 @@
  * A placement (HEFT with task-duration models, seed 001 section III.B) is the worker that
  * minimises exp_end(w) + duration(task, w), plus with `transfers` (heft-tmdp, seed 000 Eq. 1)
  * the estimated time to bring every input not valid or loading on w's node. Ties go to the
- * lowest worker index. Cost: O(W) duration estimates plus, with transfers, O(a) transfer
- * estimates per distinct node (cached per decision).
+ * lowest worker index. A task whose duration the model does not know on some worker able to
+ * run it (an estimate of 0 or NaN: no flop count and nothing measured) goes instead to the
+ * worker with the fewest tasks queued or popped and not started (ties round-robin), as
+ * StarPU's dm policies switch to a greedy placement for an uncalibrated codelet: the tasks
+ * spread over the workers and get measured, where equal estimates would send them all to the
+ * first worker. That is said once per codelet through SchedContext.warn. Cost: O(W) duration
+ * estimates plus, with transfers, O(a) transfer estimates per distinct node (cached per
+ * decision).
  */
 import { growF64 } from '../../core/growable.ts';
 import type { SchedContext } from '../../core/policy.ts';
@@ -34,9 +40,16 @@ export class CompletionEstimator {
   private penalty = new Float64Array(0);
   private penaltyStamp = new Int32Array(0);
   private decision = 0;
+  private lastGreedy = -1;
 
-  /** @param transfers count input transfer times in placements (dmda family). */
-  constructor(readonly transfers: boolean) {}
+  /**
+   * @param transfers count input transfer times in placements (dmda family).
+   * @param policy the scheduler's name, in warnings.
+   */
+  constructor(
+    readonly transfers: boolean,
+    readonly policy = 'dm',
+  ) {}
 
   init(ctx: SchedContext): void {
     this.ctx = ctx;
@@ -51,6 +64,7 @@ export class CompletionEstimator {
     this.taskDur = new Float64Array(ctx.taskCapacity);
     this.penalty = new Float64Array(p.nodes.length);
     this.penaltyStamp = new Int32Array(p.nodes.length);
+    this.lastGreedy = -1;
   }
 
   /** Per-task tables now hold `tasks` entries. */
@@ -88,6 +102,7 @@ export class CompletionEstimator {
     let bestEnd = Number.POSITIVE_INFINITY;
     let toCalibrate = -1;
     let calibrateEnd = Number.POSITIVE_INFINITY;
+    let unknown = -1;
     for (let w = 0; w < this.nw; w++) {
       if (!ctx.canRun(task, w)) continue;
       if (ctx.needsCalibration(task, w)) {
@@ -97,7 +112,9 @@ export class CompletionEstimator {
           toCalibrate = w;
         }
       }
-      let end = this.expEnd(w) + ctx.taskDuration(task, w);
+      const duration = ctx.taskDuration(task, w);
+      if (!(duration > 0) && unknown < 0) unknown = w;
+      let end = this.expEnd(w) + duration;
       if (this.transfers) {
         const n = this.workerNode[w]!;
         if (this.penaltyStamp[n] !== stamp) {
@@ -111,7 +128,41 @@ export class CompletionEstimator {
         bestEnd = end;
       }
     }
-    return toCalibrate >= 0 ? toCalibrate : best;
+    if (toCalibrate >= 0) return toCalibrate;
+    if (unknown < 0) return best;
+    this.warnUnknown(task, unknown);
+    return this.fewestTasks(task);
+  }
+
+  /**
+   * The worker able to run `task` with the fewest tasks queued or popped and not started;
+   * ties go round-robin, from the worker after the last one chosen so, so that tasks spread
+   * even when each ends before the next is placed.
+   */
+  private fewestTasks(task: number): number {
+    let fewest = -1;
+    let fewestCount = 0;
+    for (let k = 1; k <= this.nw; k++) {
+      const w = (this.lastGreedy + k) % this.nw;
+      if (!this.ctx.canRun(task, w)) continue;
+      const count = this.queuedCount[w]! + this.heldCount[w]!;
+      if (fewest < 0 || count < fewestCount) {
+        fewest = w;
+        fewestCount = count;
+      }
+    }
+    this.lastGreedy = fewest;
+    return fewest;
+  }
+
+  /** Says once per codelet that its tasks are placed greedily for want of an estimate. */
+  private warnUnknown(task: number, worker: number): void {
+    const ctx = this.ctx;
+    const codelet = ctx.graph.codelets[ctx.graph.taskCodelet.data[task]!]!.name;
+    const kind = ctx.platform.workers[worker]!.kind;
+    ctx.warn(
+      `${this.policy}: codelet '${codelet}' has no duration estimate on ${kind} workers (no flop count and no measurements yet): its tasks go to the worker with the fewest queued tasks, to be measured, as StarPU does while calibrating; give the codelet flops, or run it once with the models recorded, for ${this.policy}'s placement`,
+    );
   }
 
   /** `task` was queued on `worker`. */

@@ -124,6 +124,7 @@ export class CpuRule {
       transferTime: (h, n) => ctx.transferTime(h, n),
       prefetch: (h, n, mayEvict, allow) => ctx.prefetch(h, n, mayEvict, allow),
       wontUse: (h) => ctx.wontUse(h),
+      warn: (m) => ctx.warn(m),
       currentWorker: () => ctx.currentWorker(),
       pipeline: (w) => ctx.pipeline(w),
       random: (n) => ctx.random(n),
