@@ -103,7 +103,7 @@ const KEY = Uint8Array.from({ length: 16 }, (_, i) => (i < 15 ? i + 1 : 0));
 function uniform(values: readonly number[]): number {
   const bytes = new Uint8Array(8 * values.length);
   const view = new DataView(bytes.buffer);
-  values.forEach((v, i) => view.setBigInt64(8 * i, BigInt(v), true));
+  for (let i = 0; i < values.length; i++) view.setBigInt64(8 * i, BigInt(values[i]!), true);
   return Number(siphash24(bytes, KEY)) * 2 ** -64;
 }
 
