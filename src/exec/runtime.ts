@@ -140,6 +140,8 @@ export class Runtime {
   private loop: Promise<void> | undefined;
   private closed = false;
   private fatal: Error | undefined;
+  /** Whether a promise or callback the application holds has received `fatal`. */
+  private fatalDelivered = false;
   private pool: WorkerPool | undefined;
   private readonly models: RuntimeModels;
   /** Which backend runs the tasks. */
@@ -509,6 +511,10 @@ export class Runtime {
     if (s === FINISHED || s === ACQUIRED) return Promise.resolve();
     if (s === FAILED) return Promise.reject(this.failureError(id));
     if (s === CANCELLED) return Promise.reject(new TaskCancelledError(this.graph.taskLabel(id)));
+    if (this.fatal) {
+      this.fatalDelivered = true;
+      return Promise.reject(this.fatal);
+    }
     let d = this.pending[id];
     if (d === undefined) {
       d = deferred();
@@ -520,7 +526,13 @@ export class Runtime {
   /** The state behind Task.state. */
   taskState(id: number): 'pending' | 'finished' | 'failed' | 'cancelled' {
     const s = this.status[id]!;
-    return s === FAILED ? 'failed' : s === CANCELLED ? 'cancelled' : s === PENDING ? 'pending' : 'finished';
+    return s === FAILED || (s === PENDING && this.fatal)
+      ? 'failed'
+      : s === CANCELLED
+        ? 'cancelled'
+        : s === PENDING
+          ? 'pending'
+          : 'finished';
   }
 
   private failureError(id: number): Error {
@@ -546,9 +558,7 @@ export class Runtime {
     const upTo = this.graph.taskCount;
     this.schedulePump();
     await this.chain;
-    this.throwFatal();
-    if (this.lowWater < upTo) await new Promise<void>((resolve) => this.waiters.push({ upTo, resolve }));
-    this.throwFatal();
+    await this.untilEnded(upTo);
     const report = this.report();
     this.saveSamples();
     if (this.callbackErrors.length > 0) {
@@ -719,12 +729,9 @@ export class Runtime {
         for (const [t] of this.tickets) if (this.status[t] === ACQUIRED) this.releaseTicket(t);
         this.schedulePump();
         await this.chain;
-        if (this.lowWater < this.graph.taskCount) {
-          const upTo = this.graph.taskCount;
-          await new Promise<void>((resolve) => this.waiters.push({ upTo, resolve }));
-        }
+        await this.untilEnded(this.graph.taskCount);
         this.closed = true;
-        await this.endSession();
+        await this.withThreads(() => this.endSession());
         this.copyBack([...this.written]);
         this.written.clear();
         this.saveSamples();
@@ -734,29 +741,66 @@ export class Runtime {
       await this.pool?.close();
       for (const d of this.gpu?.devices.values() ?? []) d.dispose();
     }
+    // A runtime error no promise or callback of the application received: close() reports it.
+    if (!this.fatalDelivered) this.throwFatal();
   }
 
   // ---------------------------------------------------------------- the engine's life
 
   private checkOpen(): void {
-    if (this.fatal) throw this.fatal;
+    this.throwFatal();
     if (this.closed) throw new LocusError('LOCUS_STATE_INVALID', 'this runtime is closed: create a new one');
   }
 
+  /** Throws the fatal error, if any. */
   private throwFatal(): void {
-    if (this.fatal) throw this.fatal;
+    if (!this.fatal) return;
+    this.fatalDelivered = true;
+    throw this.fatal;
+  }
+
+  /** Waits until every task before `upTo` has ended; throws the fatal error if there is one. */
+  private async untilEnded(upTo: number): Promise<void> {
+    this.throwFatal();
+    if (this.lowWater < upTo) await new Promise<void>((resolve) => this.waiters.push({ upTo, resolve }));
+    this.throwFatal();
   }
 
   private abort(): void {
-    if (this.fatal) return;
-    this.fatal = new LocusError('LOCUS_INTERRUPTED', 'interrupted');
-    void this.pool?.close();
-    this.session?.backend.ring();
-    this.wakeEveryone();
+    this.setFatal(new LocusError('LOCUS_INTERRUPTED', 'interrupted'));
   }
 
-  /** A fatal error: every pending wait and acquire settles (they rethrow it). */
-  private wakeEveryone(): void {
+  /**
+   * A fatal error (the engine refused tasks, a simulation stalled, an abort): the runtime stops
+   * its threads, and every promise and callback it handed out settles with the error: waits
+   * and acquires rethrow it, pending tasks' promises reject with it and their onDone callbacks
+   * get it.
+   */
+  private setFatal(e: unknown): void {
+    if (this.fatal) return;
+    const fatal = e instanceof Error ? e : new Error(String(e));
+    this.fatal = fatal;
+    void this.pool?.close();
+    this.session?.backend.ring();
+    for (let t = this.lowWater; t < this.graph.taskCount; t++) {
+      if (this.status[t] !== PENDING) continue;
+      const d = this.pending[t];
+      const cb = this.callbacks[t];
+      this.pending[t] = undefined;
+      this.callbacks[t] = undefined;
+      if (d !== undefined) {
+        this.fatalDelivered = true;
+        d.reject(fatal);
+      }
+      if (cb !== undefined) {
+        this.fatalDelivered = true;
+        try {
+          cb(fatal);
+        } catch {
+          // The runtime is already failed: the callback's own error has nowhere to go.
+        }
+      }
+    }
     for (const w of this.waiters.splice(0)) w.resolve();
     for (const [, resolve] of this.acquireWaiters) resolve();
     this.acquireWaiters.clear();
@@ -765,12 +809,19 @@ export class Runtime {
   private schedulePump(): void {
     if (this.pumpQueued) return;
     this.pumpQueued = true;
-    this.chain = this.chain.then(() => this.pump()).catch((e: unknown) => this.setFatal(e));
+    this.chain = this.chain
+      .then(() => this.withThreads(() => this.pump()))
+      .catch((e: unknown) => this.setFatal(e));
   }
 
-  private setFatal(e: unknown): void {
-    this.fatal ??= e instanceof Error ? e : new Error(String(e));
-    this.wakeEveryone();
+  /** Runs `f` with the worker threads keeping the process alive (idle, they do not). */
+  private async withThreads<T>(f: () => Promise<T>): Promise<T> {
+    const release = this.pool?.hold();
+    try {
+      return await f();
+    } finally {
+      release?.();
+    }
   }
 
   /** Hands the tasks submitted since the last pump to the engine (loading new kernels first). */
@@ -784,7 +835,7 @@ export class Runtime {
     ) {
       if (g.taskCount === this.session.engine.submittedTasks) return;
       // A new engine for the new tasks (new policies, or a batch of a static policy).
-      await this.waitEnded(this.session.engine.submittedTasks);
+      await this.untilEnded(this.session.engine.submittedTasks);
       await this.endSession();
     }
     if (this.kernels.length > this.kernelsLoaded) {
@@ -812,12 +863,6 @@ export class Runtime {
       s.driver.execute();
     }
     this.ensureLoop();
-  }
-
-  private async waitEnded(upTo: number): Promise<void> {
-    if (this.lowWater >= upTo) return;
-    await new Promise<void>((resolve) => this.waiters.push({ upTo, resolve }));
-    this.throwFatal();
   }
 
   private openSession(): void {
@@ -905,7 +950,7 @@ export class Runtime {
     // Acquires that hold their data count as ended: only the application can end them.
     const busy = () => s.engine.finishedTasks + this.holding < s.engine.submittedTasks;
     if (!busy()) return;
-    this.loop = (async () => {
+    this.loop = this.withThreads(async () => {
       if (s.backend.mode === 'simulated') {
         // Virtual time: run to the end of what is submitted, or until only held data block.
         await Promise.resolve();
@@ -919,9 +964,9 @@ export class Runtime {
           }
         }
       } else {
-        await s.driver.run(() => !busy(), this.options.signal);
+        await s.driver.run(() => !busy() || this.fatal !== undefined, this.options.signal);
       }
-    })()
+    })
       .catch((e: unknown) => this.setFatal(e))
       .finally(() => {
         this.loop = undefined;
@@ -942,7 +987,8 @@ export class Runtime {
         if (s.backend.poll(s.driver) === 0) throw new Error('simulation stalled while writing data home');
       }
     } else {
-      await s.driver.run(() => s.engine.isFinished, this.options.signal);
+      await s.driver.run(() => s.engine.isFinished || this.fatal !== undefined, this.options.signal);
+      this.throwFatal();
       await s.backend.stop();
     }
     this.copyBack([...this.written]);
