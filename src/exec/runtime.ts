@@ -221,7 +221,7 @@ export class Runtime {
         );
       }
       if (backend === 'webgpu') await rt.openDevices();
-      rt.pool = new WorkerPool(rt.gpu ? rt.gpu.cpuWorkers.length : platform.workers.length);
+      rt.pool = new WorkerPool(rt.gpu ? rt.gpu.cpuWorkers.length : platform.workers.length, true);
     }
     options.signal?.addEventListener('abort', () => rt.abort(), { once: true });
     return rt;
