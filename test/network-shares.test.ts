@@ -53,6 +53,18 @@ describe('network shares', () => {
     assert.equal(ends.get(1), 15);
   });
 
+  test('a prefetch advanced past its end as urgent traffic starts completes at once', () => {
+    // The prefetch alone runs at 1 B/s and ends at 10 s; an urgent copy starts just after,
+    // before that completion ran: the prefetch (nothing left, rate 0 now) completes first.
+    const net = new Network(testPlatform({ gpus: 1, gpuCapacity: 1e9, bandwidth: 1, latency: 0 }));
+    net.add(0, 10, 0, 1, false, 0);
+    net.add(1, 10, 0, 1, true, 10.5);
+    assert.equal(net.nextCompletion(), 10.5);
+    const ends = drain(net);
+    assert.equal(ends.get(0), 10.5);
+    assert.equal(ends.get(1), 20.5);
+  });
+
   test('a platform object with a link below the smallest bandwidth is refused', () => {
     assert.throws(() => new Network(testPlatform({ gpus: 1, gpuCapacity: 1e9, bandwidth: 1e-300 })), {
       code: 'LOCUS_PLATFORM_INVALID',

@@ -112,7 +112,11 @@ export class Network {
   private updateNext(): void {
     let best = Number.POSITIVE_INFINITY;
     for (let i = 0; i < this.count; i++) {
-      const t = this.remaining[i]! / this.rates[i]!;
+      const rate = this.rates[i]!;
+      const left = this.remaining[i]!;
+      // A flow at rate 0 (a starved prefetch) completes only when nothing is left of it (a
+      // flow that ended at this very time, advanced past zero before its completion ran).
+      const t = rate > 0 ? left / rate : left <= 0 ? 0 : Number.POSITIVE_INFINITY;
       if (t < best) best = t;
     }
     this.next = this.lastUpdate + best;
