@@ -2,11 +2,13 @@
  * One call to simulate a task graph on a platform under named policies and get the run
  * report: the library entry point behind `locus run` (simulated mode).
  */
+
 import type { CoherenceOptions } from '../core/engine.ts';
 import type { TaskGraph } from '../core/graph.ts';
 import { type DurationModel, PlatformModel } from '../core/model.ts';
 import type { Platform } from '../core/platform.ts';
 import type { EvictionPolicy, Scheduler } from '../core/policy.ts';
+import { checkSchedulerOptions } from '../core/scheduler-option-readers.ts';
 import { createEviction } from '../evict/index.ts';
 import { createScheduler, type SchedulerOptions } from '../sched/index.ts';
 import { ChromeTrace } from '../trace/chrome.ts';
@@ -114,6 +116,8 @@ export function idlePolicyName(p: IdlePolicy): string {
 
 /** Simulates the graph to completion and reports. */
 export function simulate(o: SimulateOptions): SimulateResult {
+  if (typeof o.scheduler !== 'object')
+    checkSchedulerOptions(o.scheduler ?? 'eager', o.schedulerOptions ?? {});
   const scheduler =
     typeof o.scheduler === 'object'
       ? o.scheduler
