@@ -136,8 +136,8 @@ export interface RuntimeOptions {
    * virtual time, nothing runs (the same as mode 'simulated').
    */
   backend?: 'threads' | 'webgpu' | 'simulated' | undefined;
-  /** 'real' (default): the kernels run; 'simulated': the platform is simulated. */
-  mode?: 'real' | 'simulated' | undefined;
+  /** 'real' (default): the kernels run; 'simulated' (or its short form 'sim'): the platform is simulated. */
+  mode?: 'real' | 'simulated' | 'sim' | undefined;
   /** A preset name, a platform file path, or a Platform (default 'local': this machine). */
   platform?: string | Platform | undefined;
   /** CPU workers of a preset (default: the preset's; 'local': one per core). */
