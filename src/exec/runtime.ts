@@ -23,6 +23,7 @@
 import { availableParallelism } from 'node:os';
 import { TaskGraph } from '../core/graph.ts';
 import { FloatList, growU8, IntList } from '../core/growable.ts';
+import { parseRunMode } from '../core/mode-word.ts';
 import type { Platform } from '../core/platform.ts';
 import type { EvictionPolicy, Scheduler } from '../core/policy.ts';
 import { AccessMode, LocusError, type WorkerKind } from '../core/types.ts';
@@ -40,6 +41,7 @@ import { TiledMatrix, type TypedMatrix } from './matrix.ts';
 import { WorkerPool } from './pool.ts';
 import { DTYPES, type DType, type KernelRef } from './protocol.ts';
 import { RuntimeModels } from './runtime-models.ts';
+import { checkRuntimeOptions } from './runtime-option-checks.ts';
 import { openSession, type Session, type SessionSetup } from './session.ts';
 
 export { withoutTaskEvents } from './task-events.ts';
@@ -182,13 +184,11 @@ export class Runtime {
    * are emulated) and, on 'webgpu', one logical device per GPU memory node.
    */
   static async create(options: RuntimeOptions = {}): Promise<Runtime> {
-    const mode = options.mode ?? (options.backend === 'simulated' ? 'simulated' : 'real');
-    if (mode !== 'real' && mode !== 'simulated') {
-      throw new LocusError(
-        'LOCUS_OPTION_INVALID',
-        `mode must be 'real' or 'simulated' (got '${String(mode)}')`,
-      );
-    }
+    checkRuntimeOptions(options);
+    const mode = parseRunMode(
+      options.mode ?? (options.backend === 'simulated' ? 'simulated' : 'real'),
+      'mode',
+    );
     const backend = options.backend ?? (mode === 'simulated' ? 'simulated' : 'threads');
     if (backend !== 'threads' && backend !== 'webgpu' && backend !== 'simulated') {
       throw new LocusError(
@@ -707,6 +707,7 @@ export class Runtime {
    * (its data go home) and the next tasks run on a new one.
    */
   setPolicies(scheduler: string | Scheduler, eviction = 'lru', schedulerOptions?: SchedulerOptions): void {
+    checkRuntimeOptions({ scheduler, eviction, schedulerOptions });
     this.options = { ...this.options, scheduler, eviction, schedulerOptions };
     this.retire = true;
   }
