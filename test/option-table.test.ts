@@ -56,6 +56,7 @@ const VALUES: { [K in keyof RunOptions]?: RunOptions[K] } = {
   calibrate: true,
   record: false,
   throttle: true,
+  checkAccesses: true,
   taskTimeLimit: 10,
   backend: 'threads',
   prefetch: true,

@@ -91,6 +91,7 @@ export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
   calibrate: { flag: '--calibrate', runs: REAL, why: 'a simulation measures nothing' },
   record: { flag: '--no-record', runs: REAL, why: 'a simulation saves no measurements', negated: true },
   throttle: { flag: '--throttle', runs: REAL, why: "a simulation always runs at the links' speed" },
+  checkAccesses: { flag: '--check-accesses', runs: REAL, why: 'a simulation runs no kernel' },
   taskTimeLimit: {
     flag: '--task-time-limit',
     runs: REAL,

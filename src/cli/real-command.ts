@@ -102,6 +102,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       eviction: policy.eviction ?? o.eviction ?? 'lru',
       seed: o.seed,
       throttle: o.throttle,
+      checkAccesses: o.checkAccesses,
       taskTimeLimit: o.taskTimeLimit,
       calibrate: o.calibrate,
       pipeline: o.pipeline,

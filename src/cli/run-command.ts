@@ -115,6 +115,8 @@ export interface RunOptions extends SimulationFlags {
   /** false with --no-record: a real run does not save its measurements into the models. */
   record?: boolean;
   throttle?: boolean;
+  /** --check-accesses: real runs check every kernel's declared accesses. */
+  checkAccesses?: boolean;
   /** --task-time-limit, seconds. */
   taskTimeLimit?: number;
   json?: boolean;

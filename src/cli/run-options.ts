@@ -115,6 +115,10 @@ export function registerRunCommand(cmd: Command): void {
     .option('--backend <name>', 'real: threads (default; emulated devices) or webgpu (GPUs through WebGPU)')
     .option('--check', 'real: compare the result with a sequential run (prints the relative difference)')
     .option('--throttle', "real: hold copies to emulated devices to the platform's link speed")
+    .option(
+      '--check-accesses',
+      'real: poison W data before each kernel and verify R data after it; a kernel that breaks its declared accesses fails its task',
+    )
     .option('--no-record', "real: do not save the run's measurements into the performance models")
     .option(
       '--task-time-limit <duration>',

@@ -33,6 +33,8 @@ export interface BackendSetup {
   pool: WorkerPool | undefined;
   /** Hold copies to their route's speed (emulated device links). */
   throttle: boolean;
+  /** Check every kernel's accesses (RuntimeOptions.checkAccesses): worker-thread tasks only. */
+  checkAccesses?: boolean;
   /**
    * Real GPUs (the webgpu backend): the logical device of each GPU memory node, the WGSL of a
    * task's codelet, and the CPU workers the pool's threads run (thread i: cpuWorkers[i]).
@@ -76,6 +78,7 @@ export const BACKENDS: readonly BackendEntry[] = [
         store: s.store,
         payloads: s.payloads,
         throttle: s.throttle,
+        checkAccesses: s.checkAccesses ?? false,
       });
     },
   },

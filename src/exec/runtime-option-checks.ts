@@ -53,6 +53,11 @@ export function checkRuntimeOptions(o: RuntimeOptions): void {
   for (const name of ['onProgress', 'onWarning'] as const) {
     if (o[name] !== undefined && typeof o[name] !== 'function') throw invalid(name, 'must be a function');
   }
+  if (o.checkAccesses && (o.mode === 'simulated' || o.mode === 'sim' || o.backend === 'simulated'))
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      'RuntimeOptions.checkAccesses applies to real mode (a simulation runs no kernel)',
+    );
   if (typeof o.scheduler === 'string' && !Object.hasOwn(SCHEDULERS, o.scheduler))
     throw new LocusError(
       'LOCUS_NAME_UNKNOWN',

@@ -21,6 +21,8 @@
  */
 
 import { availableParallelism } from 'node:os';
+import { isAbsolute } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { TaskGraph } from '../core/graph.ts';
 import { FloatList, growU8, IntList } from '../core/growable.ts';
 import { parseRunMode } from '../core/mode-word.ts';
@@ -56,6 +58,7 @@ import type {
   Mode,
   RuntimeOptions,
   SubmitOptions,
+  WaitOptions,
 } from './runtime-options.ts';
 import {
   ACQUIRED,
@@ -354,7 +357,7 @@ export class Runtime {
     if (spec.kernel) {
       if (this.mode === 'real' && !spec.kernel.export)
         throw new LocusError('LOCUS_GRAPH_INVALID', `codelet ${spec.name}: kernel.export is empty`);
-      const module = spec.kernel.module instanceof URL ? spec.kernel.module.href : spec.kernel.module;
+      const module = kernelModule(spec.name, spec.kernel.module);
       kernel = this.kernels.findIndex((k) => k.module === module && k.export === spec.kernel!.export);
       if (kernel < 0) kernel = this.kernels.push({ module, export: spec.kernel.export }) - 1;
     }
@@ -445,8 +448,10 @@ export class Runtime {
     }
     const label = options.name ?? codelet.name;
     const list: [number, AccessMode][] = [];
-    for (const access of accesses) {
-      const [d, mode] = access;
+    if (!Array.isArray(accesses)) throw badAccesses(label, accesses);
+    for (const access of accesses as readonly unknown[]) {
+      if (!Array.isArray(access) || access.length !== 2) throw badAccesses(label, access);
+      const [d, mode] = access as unknown as readonly [Data, Mode];
       const m = MODES[mode];
       if (m === undefined)
         throw new LocusError(
@@ -553,8 +558,14 @@ export class Runtime {
    * acquire(), sync() or close(). Rejects with TaskFailedError if tasks failed since the last
    * wait (the others ran; those depending on them were cancelled).
    */
-  async wait(): Promise<RunReport> {
+  async wait(options: WaitOptions = {}): Promise<RunReport> {
     this.checkOpen();
+    if (options.sync) {
+      // Every task first (failures reported as without sync), then the data home.
+      const report = await this.wait();
+      await this.sync();
+      return report;
+    }
     const upTo = this.graph.taskCount;
     this.schedulePump();
     await this.chain;
@@ -909,7 +920,7 @@ export class Runtime {
     this.status[task] = state;
     if (state === FAILED) {
       const f = this.session?.driver.failures.at(-1);
-      if (f && f.task === task) this.failures.push(f);
+      if (f && f.task === task) this.failures.push(this.withDataNames(f));
     }
     const d = this.pending[task];
     const cb = this.callbacks[task];
@@ -942,6 +953,17 @@ export class Runtime {
     for (let i = this.waiters.length - 1; i >= 0; i--) {
       if (this.waiters[i]!.upTo <= lw) this.waiters.splice(i, 1)[0]!.resolve();
     }
+  }
+
+  /** `f` with "access #i" (a checkAccesses failure) replaced by the name of the task's i-th datum. */
+  private withDataNames(f: TaskFailure): TaskFailure {
+    if (!f.message.includes('access #')) return f;
+    const accesses = this.graph.accesses(f.task);
+    const message = f.message.replace(/access #(\d+)/g, (whole, i: string) => {
+      const h = accesses[Number(i)]?.[0];
+      return h === undefined ? whole : `datum ${this.graph.handleNames[h] ?? `#${h}`}`;
+    });
+    return { ...f, message };
   }
 
   /** Runs the driver loop while tasks are pending (one loop at a time). */
@@ -1062,6 +1084,40 @@ function timeLimitOf(value: number | string | undefined, what: string): number |
       `${what} must be a positive duration such as 10, "10s" or "500ms" (got ${String(value)})`,
     );
   return s;
+}
+
+/** The one-line error for accesses that are not a list of [data, mode] pairs. */
+function badAccesses(label: string, got: unknown): LocusError {
+  const shown = Array.isArray(got)
+    ? `a list of ${got.length}`
+    : typeof got === 'object'
+      ? 'an object'
+      : String(got);
+  return new LocusError(
+    'LOCUS_GRAPH_INVALID',
+    `task ${label}: accesses must be a list of [data, mode] pairs such as [[x, 'R'], [y, 'RW']] (got ${shown} where a pair was expected)`,
+  );
+}
+
+/**
+ * A kernel module as the worker threads import it: a URL or a package name as given, an
+ * absolute path as its file URL; a relative path is refused at declaration (the threads would
+ * resolve it against Locus's own files, not the program's).
+ */
+function kernelModule(codelet: string, module: string | URL): string {
+  if (module instanceof URL) return module.href;
+  if (typeof module !== 'string' || module === '')
+    throw new LocusError(
+      'LOCUS_GRAPH_INVALID',
+      `codelet ${codelet}: kernel.module must be a URL or a module name`,
+    );
+  if (isAbsolute(module)) return pathToFileURL(module).href;
+  if (module.startsWith('./') || module.startsWith('../') || module === '.' || module === '..')
+    throw new LocusError(
+      'LOCUS_GRAPH_INVALID',
+      `codelet ${codelet}: kernel.module '${module}' is a relative path, which the worker threads cannot resolve from your program: give new URL('${module}', import.meta.url) or an absolute path`,
+    );
+  return module;
 }
 
 function dtypeOf(a: DataArray): number {

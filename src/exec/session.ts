@@ -98,6 +98,7 @@ export function openSession(setup: SessionSetup): Session {
     store: setup.store,
     pool: setup.pool,
     throttle: options.throttle ?? false,
+    checkAccesses: options.checkAccesses ?? false,
     ...(setup.gpu ? { gpu: setup.gpu } : {}),
   });
   // A real backend's driver reports task times itself (the engine hands tasks out ahead).
