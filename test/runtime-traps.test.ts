@@ -101,6 +101,10 @@ describe('checkAccesses', { timeout: 120_000 }, () => {
       code: 'LOCUS_OPTION_CONFLICT',
       message: 'RuntimeOptions.checkAccesses applies to real mode (a simulation runs no kernel)',
     });
+    await assert.rejects(Runtime.create({ backend: 'webgpu', checkAccesses: true }), {
+      code: 'LOCUS_OPTION_CONFLICT',
+      message: /^RuntimeOptions\.checkAccesses applies to the threads backend/,
+    });
   });
 });
 

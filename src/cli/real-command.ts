@@ -40,6 +40,11 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
   checkOptionTable(o, runKind(o), parsePolicySpec(o.sched).scheduler);
   if (o.cluster !== undefined && (o.backend === 'webgpu' || o.trace !== undefined))
     throw new LocusError('LOCUS_OPTION_CONFLICT', '--cluster mpi runs the threads backend without --trace');
+  if (o.backend === 'webgpu' && o.checkAccesses)
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      "--check-accesses applies to the threads backend (WebGPU's GPU tasks cannot be checked)",
+    );
   if (o.backend === 'webgpu') return (await import('../webgpu/command.ts')).webgpuRunCommand(o);
   if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {
     throw new LocusError(

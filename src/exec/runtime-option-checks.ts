@@ -58,6 +58,11 @@ export function checkRuntimeOptions(o: RuntimeOptions): void {
       'LOCUS_OPTION_CONFLICT',
       'RuntimeOptions.checkAccesses applies to real mode (a simulation runs no kernel)',
     );
+  if (o.checkAccesses && o.backend === 'webgpu')
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      "RuntimeOptions.checkAccesses applies to the threads backend (WebGPU's GPU tasks cannot be checked)",
+    );
   if (typeof o.scheduler === 'string' && !Object.hasOwn(SCHEDULERS, o.scheduler))
     throw new LocusError(
       'LOCUS_NAME_UNKNOWN',
