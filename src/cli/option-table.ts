@@ -69,7 +69,7 @@ export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
     runs: ['sim'],
     schedulers: ['static'],
     schedulersWhy:
-      "seed 004's step-by-step tables: in a chain of tasks every other scheduler places each task as eager does",
+      "seed 004's step-by-step tables: in a chain of tasks the others see one ready task at a time, and most place it as eager does",
   },
   stopAfter: { flag: '--stop-after', runs: ['sim'] },
   idle: { flag: '--idle', runs: ['sim'] },
