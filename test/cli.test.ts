@@ -303,7 +303,7 @@ describe('locus run --mode real', () => {
     assert.match(sim.err, /^locus: --check applies to --mode real/);
     const mode = locus('run', '--mode', 'gpu');
     assert.equal(mode.code, 2);
-    assert.match(mode.err, /^locus: --mode must be sim or real \(got 'gpu'\)\n$/);
+    assert.match(mode.err, /^locus: --mode must be simulated \(or sim\) or real \(got 'gpu'\)\n$/);
   });
 
   test('Ctrl-C stops the worker threads and exits with 130', async () => {

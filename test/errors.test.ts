@@ -100,7 +100,7 @@ describe('library errors', () => {
     await rejectsCode(
       () => Runtime.create({ mode: 'fast' as 'real' }),
       'LOCUS_OPTION_INVALID',
-      /^mode must be 'real' or 'simulated' \(got 'fast'\)$/,
+      /^mode must be simulated \(or sim\) or real \(got 'fast'\)$/,
     );
     const rt = await Runtime.create({ mode: 'simulated' });
     throwsCode(

@@ -238,6 +238,7 @@ function run(command: string, args: string[]) {
   // One report: rank 0's (the other ranks print nothing).
   return JSON.parse(r.stdout) as {
     residual: number;
+    tasks: number;
     nodes: { peakBytes: number }[];
     cluster?: { ranks: number; perRank: Record<string, number>[]; total: Record<string, number> };
   };
@@ -297,6 +298,8 @@ describe('distributed runs under mpirun -np 4', { skip }, () => {
         p.planner.counts.map((r) => [r.tasks, r.messagesSent, r.messagesReceived]),
       );
       assert.equal(c.total.tasks, p.tasks.length);
+      // Rank 0's report counts its application tasks, not the acquires posting its messages.
+      assert.equal(four.tasks, c.perRank[0]!.tasks);
       assert.equal(c.total.bytesSent, c.total.bytesReceived);
       assert.equal(c.total.gatherMessages, p.planner.gather(0).length);
       // Each rank registers only what it owns, receives or accesses in its own tasks.

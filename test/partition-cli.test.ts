@@ -82,7 +82,7 @@ describe('locus partition', () => {
     ['unknown benchmark', ['--bench', 'lu'], /unknown benchmark 'lu'/],
     ['unknown strategy', ['--bench', 'jacobi', '--strategy', 'greedy'], /unknown strategy 'greedy'/],
     ['bad iterations', ['--bench', 'jacobi', '--iterations', '0'], /not a positive integer/],
-    ['bad mode', ['--bench', 'jacobi', '--mode', 'fast'], /--mode is simulated or real/],
+    ['bad mode', ['--bench', 'jacobi', '--mode', 'fast'], /--mode must be simulated \(or sim\) or real/],
     [
       'slowdown in simulation',
       ['--bench', 'jacobi', '--slow-device', 'gpu0', '--slowdown', '2'],

@@ -17,30 +17,9 @@ import { checkWorkloadOptions, type RunOptions } from './run-command.ts';
 import { checkTraceFile, workloadParams, writeTraceFile } from './run-inputs.ts';
 import { schedulerOptionsFrom } from './sim-options.ts';
 
-/** Options of a single-machine simulation that a simulated cluster does not model. */
-const UNSUPPORTED: readonly [keyof RunOptions, string][] = [
-  ['serial', '--serial'],
-  ['stopAfter', '--stop-after'],
-  ['submitWindow', '--submit-window'],
-  ['runtime', '--runtime'],
-  ['coherence', '--coherence'],
-  ['mapping', '--mapping'],
-  ['cacheLines', '--cache-lines'],
-  ['idle', '--idle'],
-  ['wakeLatency', '--wake-latency'],
-  ['chargeScheduling', '--charge-scheduling'],
-];
-
 /** Runs `locus run --cluster sim` and writes its output; throws LocusError on bad input. */
 export function clusterSimCommand(o: RunOptions): void {
-  for (const [key, flag] of UNSUPPORTED) {
-    if (o[key] !== undefined && o[key] !== false) {
-      throw new LocusError(
-        'LOCUS_OPTION_CONFLICT',
-        `${flag} does not apply to --cluster sim (the simulated cluster runs every node's whole graph with the default coherence)`,
-      );
-    }
-  }
+  // (The options a simulated cluster does not read were refused by runCommand: OPTION_TABLE.)
   if (o.priorities !== 'none' && o.priorities !== 'bottom-level') {
     throw new LocusError(
       'LOCUS_OPTION_INVALID',

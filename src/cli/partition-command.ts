@@ -3,7 +3,9 @@
  * partitioning strategy, simulated or real, checked bit for bit against the unsplit run, with
  * the speed-up against the best single device (the same sequence run on each device alone).
  */
+
 import { type Command, InvalidArgumentError } from 'commander';
+import { parseRunMode } from '../core/mode-word.ts';
 import { LocusError } from '../core/types.ts';
 import { BENCHMARKS } from '../partition/benchmarks.ts';
 import { runExperiment } from '../partition/experiment.ts';
@@ -41,9 +43,7 @@ function factorValue(value: string): number {
 export function partitionCommand(o: PartitionCliOptions): void {
   if (o.bench === undefined)
     throw new LocusError('LOCUS_OPTION_INVALID', `--bench is required: use ${BENCHMARKS.join(', ')}`);
-  if (o.mode !== 'simulated' && o.mode !== 'real')
-    throw new LocusError('LOCUS_OPTION_INVALID', `--mode is simulated or real (got '${o.mode}')`);
-  const mode = o.mode as PartitionMode;
+  const mode: PartitionMode = parseRunMode(o.mode, '--mode');
   if (o.singleThread && mode !== 'real')
     throw new LocusError(
       'LOCUS_OPTION_INVALID',
@@ -101,7 +101,7 @@ export function registerPartitionCommand(program: Command, name: string, summary
     .option('--gpus <n>', 'GPUs of the preset to use', naturalInt)
     .option('--cpus <n>', 'CPU cores of the preset (together one device)', naturalInt)
     .option('--iterations <n>', 'iterations of the sequence', positiveInt, 10)
-    .option('--mode <mode>', 'simulated or real (emulated devices on this machine)', 'simulated')
+    .option('--mode <mode>', 'simulated (or sim) or real (emulated devices on this machine)', 'simulated')
     .option('--size <n>', 'problem size (grid side, rows or particles)', positiveInt)
     .option('--seed <n>', 'seed of generated data', seedValue, 1)
     .option('--slow-device <name>', 'real mode: the device to slow down (gpu0, cpu, ...)')

@@ -15,32 +15,10 @@ import { parsePolicySpec } from '../report/policy-spec.ts';
 import { isInterrupted } from './errors.ts';
 import { formatReport } from './format.ts';
 import { Interrupt } from './interrupt.ts';
+import { checkOptionTable, runKind } from './option-table.ts';
 import type { RunOptions } from './run-command.ts';
 import { checkTraceFile, writeTraceFile } from './run-inputs.ts';
 import { schedulerOptionsFrom } from './sim-options.ts';
-
-/** Options only a simulation reads. */
-const SIM_ONLY: [keyof RunOptions, string][] = [
-  ['noise', '--noise'],
-  ['chargeScheduling', '--charge-scheduling'],
-  ['streams', '--streams'],
-  ['inner', '--inner'],
-  ['iterations', '--iterations'],
-  ['keepOutputs', '--keep-outputs'],
-  ['tasks', '--tasks'],
-  ['data', '--data'],
-  ['degree', '--degree'],
-  ['runtime', '--runtime'],
-  ['coherence', '--coherence'],
-  ['mapping', '--mapping'],
-  ['cacheLines', '--cache-lines'],
-  ['serial', '--serial'],
-  ['stopAfter', '--stop-after'],
-  ['order', '--order'],
-  ['idle', '--idle'],
-  ['wakeLatency', '--wake-latency'],
-  ['submitWindow', '--submit-window'],
-];
 
 /** Runs the application; resolves with the exit code. */
 export async function realRunCommand(o: RunOptions): Promise<number> {
@@ -54,35 +32,19 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
   }
   if (o.backend !== undefined && o.backend !== 'threads' && o.backend !== 'webgpu')
     throw new LocusError('LOCUS_OPTION_INVALID', `--backend must be threads or webgpu (got '${o.backend}')`);
-  for (const [key, flag] of SIM_ONLY) {
-    // The iterated real application reads --iterations.
-    if (key === 'iterations' && (o.workload === 'jacobi' || o.workload === 'stencil')) continue;
-    if (key === 'inner' && gpuOnly) continue;
-    if (o[key] !== undefined && o[key] !== false)
-      throw new LocusError('LOCUS_OPTION_CONFLICT', `${flag} applies to --mode sim only`);
-  }
   if (o.cluster !== undefined && o.cluster !== 'mpi')
     throw new LocusError(
       'LOCUS_OPTION_INVALID',
       `--cluster must be mpi with --mode real (got '${o.cluster}'${o.cluster === 'sim' ? '; --cluster sim simulates a cluster: drop --mode real' : ''})`,
     );
-  if (o.nodes !== undefined)
-    throw new LocusError(
-      'LOCUS_OPTION_CONFLICT',
-      "--nodes applies to --cluster sim; under mpirun the ranks are mpirun's -np",
-    );
-  if (o.keepReceived)
-    throw new LocusError(
-      'LOCUS_OPTION_CONFLICT',
-      '--keep-received applies to --cluster sim (over MPI, received copies are cached until written)',
-    );
-  if (o.cluster === undefined && (o.distribution !== undefined || o.verboseRanks))
-    throw new LocusError(
-      'LOCUS_OPTION_CONFLICT',
-      '--distribution and --verbose-ranks apply to --cluster mpi only',
-    );
+  checkOptionTable(o, runKind(o), parsePolicySpec(o.sched).scheduler);
   if (o.cluster !== undefined && (o.backend === 'webgpu' || o.trace !== undefined))
     throw new LocusError('LOCUS_OPTION_CONFLICT', '--cluster mpi runs the threads backend without --trace');
+  if (o.backend === 'webgpu' && o.checkAccesses)
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      "--check-accesses applies to the threads backend (WebGPU's GPU tasks cannot be checked)",
+    );
   if (o.backend === 'webgpu') return (await import('../webgpu/command.ts')).webgpuRunCommand(o);
   if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {
     throw new LocusError(
@@ -143,6 +105,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       eviction: policy.eviction ?? o.eviction ?? 'lru',
       seed: o.seed,
       throttle: o.throttle,
+      checkAccesses: o.checkAccesses,
       taskTimeLimit: o.taskTimeLimit,
       calibrate: o.calibrate,
       pipeline: o.pipeline,

@@ -15,6 +15,7 @@ import { prefixGraph } from '../workloads/prefix.ts';
 import { forFlag, isInterrupted } from './errors.ts';
 import { formatReport } from './format.ts';
 import { Interrupt } from './interrupt.ts';
+import { checkOptionTable, runKind } from './option-table.ts';
 import { checkTraceFile, workloadParams } from './run-inputs.ts';
 import { type SimulationFlags, schedulerOptionsFrom } from './sim-options.ts';
 
@@ -116,6 +117,8 @@ export interface RunOptions extends SimulationFlags {
   /** false with --no-record: a real run does not save its measurements into the models. */
   record?: boolean;
   throttle?: boolean;
+  /** --check-accesses: real runs check every kernel's declared accesses. */
+  checkAccesses?: boolean;
   /** --task-time-limit, seconds. */
   taskTimeLimit?: number;
   json?: boolean;
@@ -128,51 +131,16 @@ export interface RunOptions extends SimulationFlags {
  * runs need (the cluster simulator, the progress bar, the platform-file schema) load on demand.
  */
 export async function runCommand(o: RunOptions): Promise<void> {
-  if (o.mode !== 'sim')
-    throw new LocusError('LOCUS_OPTION_INVALID', `--mode must be sim or real (got '${o.mode}')`);
-  if (o.check)
-    throw new LocusError(
-      'LOCUS_OPTION_CONFLICT',
-      '--check applies to --mode real (a simulation computes no values)',
-    );
-  if (o.cluster === 'sim') {
-    (await import('./cluster-sim-command.ts')).clusterSimCommand(o);
-    return;
-  }
-  if (o.cluster !== undefined)
+  if (o.cluster !== undefined && o.cluster !== 'sim')
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',
       `--cluster ${o.cluster}: a simulation takes --cluster sim (a simulated cluster); --cluster mpi applies to --mode real (run it under mpirun)`,
     );
-  for (const [given, flag] of [
-    [o.nodes, '--nodes'],
-    [o.nicBandwidth, '--nic-bandwidth'],
-    [o.networkLatency, '--network-latency'],
-    [o.keepReceived || undefined, '--keep-received'],
-  ] as const) {
-    if (given !== undefined)
-      throw new LocusError('LOCUS_OPTION_CONFLICT', `${flag} applies to --cluster sim (a simulated cluster)`);
+  checkOptionTable(o, runKind(o), parsePolicySpec(o.sched).scheduler);
+  if (o.cluster === 'sim') {
+    (await import('./cluster-sim-command.ts')).clusterSimCommand(o);
+    return;
   }
-  if (o.calibrate)
-    throw new LocusError(
-      'LOCUS_OPTION_CONFLICT',
-      '--calibrate applies to --mode real (a simulation measures nothing)',
-    );
-  if (o.record === false)
-    throw new LocusError(
-      'LOCUS_OPTION_CONFLICT',
-      '--no-record applies to --mode real (a simulation saves no measurements)',
-    );
-  if (o.throttle)
-    throw new LocusError(
-      'LOCUS_OPTION_CONFLICT',
-      "--throttle applies to --mode real (a simulation always runs at the links' speed)",
-    );
-  if (o.taskTimeLimit !== undefined)
-    throw new LocusError(
-      'LOCUS_OPTION_CONFLICT',
-      '--task-time-limit applies to --mode real (a simulation runs no kernel that could hang)',
-    );
   if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {
     throw new LocusError(
       'LOCUS_OPTION_INVALID',
@@ -291,28 +259,11 @@ function ownerComputes(
   graph: TaskGraph,
 ): { mapping?: BlockMapping; coherence?: CoherenceOptions } {
   const isStatic = scheduler === 'static';
-  for (const [given, flag] of [
-    [o.mapping, '--mapping'],
-    [o.runtime, '--runtime'],
-    [o.coherence, '--coherence'],
-  ] as const) {
-    if (given !== undefined && !isStatic) {
-      throw new LocusError(
-        'LOCUS_OPTION_CONFLICT',
-        `${flag} applies to --sched static (owner-computes), not ${scheduler}`,
-      );
-    }
-  }
+  // (Which scheduler and options --mapping, --runtime and --cache-lines need: OPTION_TABLE.)
   if (o.runtime !== undefined && o.coherence !== undefined) {
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',
       '--runtime and --coherence both set the coherence policies: give one',
-    );
-  }
-  if (o.cacheLines !== undefined && o.runtime !== 'v3' && o.runtime !== 'v4') {
-    throw new LocusError(
-      'LOCUS_OPTION_CONFLICT',
-      '--cache-lines applies to --runtime v3 and v4 (their software cache of alien blocks)',
     );
   }
   if (!isStatic) return {};

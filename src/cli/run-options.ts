@@ -2,7 +2,9 @@
  * The options of `locus run`, grouped in its help (workload, platform, scheduling, simulation,
  * real execution, output) with examples; the action imports the simulated or the real run.
  */
+
 import { type Command, Option } from 'commander';
+import { parseRunMode } from '../core/mode-word.ts';
 import { EVICTION_POLICIES } from '../evict/index.ts';
 import { SCHEDULERS } from '../sched/index.ts';
 import { WORKLOADS } from '../workloads/index.ts';
@@ -105,10 +107,18 @@ export function registerRunCommand(cmd: Command): void {
     );
   addSimulationOptions(cmd)
     .optionsGroup('Real execution:')
-    .option('--mode <mode>', 'sim (simulated platform) or real (worker threads on this machine)', 'sim')
+    .option(
+      '--mode <mode>',
+      'simulated (or sim: the simulated platform) or real (worker threads on this machine)',
+      'simulated',
+    )
     .option('--backend <name>', 'real: threads (default; emulated devices) or webgpu (GPUs through WebGPU)')
     .option('--check', 'real: compare the result with a sequential run (prints the relative difference)')
     .option('--throttle', "real: hold copies to emulated devices to the platform's link speed")
+    .option(
+      '--check-accesses',
+      'real: poison W data before each kernel and verify R data after it; a kernel that breaks its declared accesses fails its task',
+    )
     .option('--no-record', "real: do not save the run's measurements into the performance models")
     .option(
       '--task-time-limit <duration>',
@@ -149,6 +159,8 @@ export function registerRunCommand(cmd: Command): void {
     .option('--no-progress', 'no progress bar')
     .addHelpText('after', EXAMPLES)
     .action(async (opts: RunOptions) => {
+      // One word for a simulation: 'sim' and 'simulated' alike (the checks below say 'sim').
+      opts.mode = parseRunMode(opts.mode, '--mode') === 'real' ? 'real' : 'sim';
       if (opts.mode === 'real') {
         const code = await (await import('./real-command.ts')).realRunCommand(opts);
         if (code !== 0) process.exitCode = code;

@@ -33,6 +33,7 @@ export { noiseValue };
 
 import { makeOutputFolder, writeOutputFile } from './output-files.ts';
 import { addSimulationOptions, type SimulationFlags, schedulerOptionsFrom } from './sim-options.ts';
+import { checkEarlierSweep } from './sweep-folder.ts';
 import { seed001ClusterCommand } from './sweep-seed001-cluster.ts';
 import { seed003Command } from './sweep-seed003.ts';
 
@@ -45,6 +46,8 @@ export interface SweepOptions extends SimulationFlags {
   reps?: number;
   repeat?: number;
   resume?: boolean;
+  /** Overwrite an earlier sweep in the output folder. */
+  force?: boolean;
   seed?: number;
   out?: string;
   platform?: string;
@@ -109,6 +112,7 @@ export function registerSweepCommand(program: Command): void {
     .option('--repeat <n>', 'repetitions per point, seeds seed, seed+1, ... (default 1)', positiveInt)
     .addOption(new Option('--reps <n>', 'same as --repeat').argParser(positiveInt).hideHelp())
     .option('--resume', 'keep the runs already in <out>/runs.csv (an interrupted sweep) and run the others')
+    .option('--force', 'overwrite an earlier sweep in the output folder (without it, one is refused)')
     .option('--seed <n>', 'first seed (default 1)', seedValue)
     .option('-o, --out <dir>', 'output folder (default results/<figure or workload>)')
     .option('-p, --platform <name|file.json>', 'preset name or platform file (default v100x2)')
@@ -260,10 +264,16 @@ export async function sweepCommand(o: SweepOptions): Promise<void> {
   if (o.figure === SEED001_CLUSTER_FIGURE) return seed001ClusterCommand(o);
   const { spec, title, out } = sweepFromOptions(o);
   const resolved = resolveSweep(spec).spec; // bad input fails before the output folder is created
+  checkEarlierSweep(out, o.resume === true, o.force === true);
   makeOutputFolder(out);
   const runsFile = join(out, 'runs.csv');
   const done = o.resume ? readRunsCsv(runsFile) : [];
-  checkAndWriteSettings(join(out, 'settings.json'), sweepSettings(resolved), o.resume === true);
+  checkAndWriteSettings(
+    join(out, 'settings.json'),
+    sweepSettings(resolved),
+    o.resume === true,
+    done.length > 0,
+  );
   const writer = new RunsCsvWriter(runsFile, done);
   let finished = done.length;
   const bar =

@@ -92,6 +92,9 @@ export async function runClusterWorkload(name: string, o: ClusterRunOptions): Pr
     await rt.sync();
     report.workload = workload;
     const mine = s.stats;
+    // The runtime counts the acquires that post this rank's messages as tasks: the report
+    // counts the application's tasks this rank ran (the messages are in the cluster summary).
+    report.tasks = mine.tasks;
     const stats = await gatherStats(mpi, comm, mine);
     result = { rank: mpi.rank, report, workload };
     if (mpi.rank === 0) {

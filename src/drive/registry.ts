@@ -33,6 +33,8 @@ export interface BackendSetup {
   pool?: WorkerPool | undefined;
   /** Hold copies to their route's speed (emulated device links); default false. */
   throttle?: boolean;
+  /** Check every kernel's accesses (RuntimeOptions.checkAccesses): worker-thread tasks only. */
+  checkAccesses?: boolean;
   /**
    * Real GPUs (the webgpu backend): the logical device of each GPU memory node, the WGSL of a
    * task's codelet, and the CPU workers the pool's threads run (thread i: cpuWorkers[i]).
@@ -78,6 +80,7 @@ export const BACKENDS: readonly BackendEntry[] = [
         store,
         payloads,
         throttle: s.throttle ?? false,
+        checkAccesses: s.checkAccesses ?? false,
       });
     },
   },

@@ -40,6 +40,8 @@ export class WorkerThread {
   onExit: ((code: number) => void) | undefined;
   /** Called when the thread's run loop ended on a STOP record. */
   onStopped: (() => void) | undefined;
+  /** Whether the thread keeps the process alive (a new Worker does; see WorkerPool.hold). */
+  private held = true;
 
   constructor(readonly index: number) {
     const { thread, port } = this.spawn();
@@ -69,7 +71,15 @@ export class WorkerThread {
     });
     this.exitCode = undefined;
     this.known = new Uint8Array(64);
+    if (!this.held) thread.unref();
     return { thread, port: channel.port1 };
+  }
+
+  /** Makes the thread keep the process alive (true) or not (false: an idle thread). */
+  keepAlive(on: boolean): void {
+    this.held = on;
+    if (on) this.thread.ref();
+    else this.thread.unref();
   }
 
   /** Replaces a dead thread by a fresh one (buffers are announced again as needed). */
@@ -126,15 +136,38 @@ export class WorkerPool {
   readonly threads: WorkerThread[];
   private readonly loaded: KernelRef[] = [];
   private closed = false;
+  /** Work in flight on the threads (hold): while there is none, they let the process exit. */
+  private holds = 0;
 
-  /** `size` threads: 0 for a machine whose every worker is a real GPU (the webgpu backend). */
-  constructor(size: number) {
+  /**
+   * `size` threads: 0 for a machine whose every worker is a real GPU (the webgpu backend).
+   * With `idleExit`, idle threads do not keep the process alive: only while some work holds
+   * them (hold()) do they.
+   */
+  constructor(size: number, idleExit = false) {
     if (!Number.isInteger(size) || size < 0)
       throw new LocusError(
         'LOCUS_OPTION_INVALID',
         `worker threads must be a non-negative integer (got ${size})`,
       );
     this.threads = Array.from({ length: size }, (_, i) => new WorkerThread(i));
+    if (idleExit) for (const t of this.threads) t.keepAlive(false);
+    else this.holds = 1;
+  }
+
+  /**
+   * Keeps the threads from letting the process exit until the returned function is called
+   * (in a pool made with idleExit: idle threads do not keep it alive, so a program that forgets
+   * close() still exits; threads with work in flight do).
+   */
+  hold(): () => void {
+    if (this.holds++ === 0) for (const t of this.threads) t.keepAlive(true);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.holds === 0) for (const t of this.threads) t.keepAlive(false);
+    };
   }
 
   /** True once close() was called. */

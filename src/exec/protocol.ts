@@ -126,6 +126,13 @@ export const CURRENT_TASK = 0;
  * worker publish its CURRENT_* words (tasks without a limit cost nothing more).
  */
 export const WATCHED_KERNEL = 1 << 30;
+/**
+ * Added to a task record's kernel id when accesses are checked (RuntimeOptions.checkAccesses):
+ * the record's buffer words then carry each access's mode above ACCESS_MODE_SHIFT.
+ */
+export const CHECKED_KERNEL = 1 << 29;
+/** Bit position of an access mode in a checked record's buffer word (buffer ids stay below it). */
+export const ACCESS_MODE_SHIFT = 26;
 /** First of the two words of the running kernel's start time. */
 export const CURRENT_START = 2;
 /** Int32 words of a worker's "current" block. */

@@ -127,6 +127,15 @@ export interface SubmitOptions {
   onDone?: ((error?: Error) => void) | undefined;
 }
 
+/** Options of Runtime.wait(). */
+export interface WaitOptions {
+  /**
+   * Also bring every datum tasks wrote home and into the registered arrays, as sync() does
+   * (without it, your arrays keep their old values until sync(), acquire() or close()).
+   */
+  sync?: boolean | undefined;
+}
+
 /** How a Runtime runs. */
 export interface RuntimeOptions {
   /**
@@ -151,8 +160,8 @@ export interface RuntimeOptions {
    * virtual time, nothing runs (the same as mode 'simulated').
    */
   backend?: 'threads' | 'webgpu' | 'simulated' | undefined;
-  /** 'real' (default): the kernels run; 'simulated': the platform is simulated. */
-  mode?: 'real' | 'simulated' | undefined;
+  /** 'real' (default): the kernels run; 'simulated' (or its short form 'sim'): the platform is simulated. */
+  mode?: 'real' | 'simulated' | 'sim' | undefined;
   /** A preset name, a platform file path, or a Platform (default 'local': this machine). */
   platform?: string | Platform | undefined;
   /** CPU workers of a preset (default: the preset's; 'local': one per core). */
@@ -169,6 +178,14 @@ export interface RuntimeOptions {
   eviction?: string | undefined;
   /** Seed of the run's random choices (default 1). */
   seed?: number | undefined;
+  /**
+   * Real mode, worker-thread tasks (CPUs and emulated devices): check every kernel's accesses.
+   * Before a kernel runs, its W data are filled with a poison pattern, and its R data copied;
+   * after it, a task whose kernel changed an R datum, or left any element of a W datum
+   * unwritten, fails naming the task and the datum. Slower (every datum is copied or scanned):
+   * for testing kernels. (Not `check`: runWorkload's `check` compares with a sequential run.)
+   */
+  checkAccesses?: boolean | undefined;
   /** Real mode: hold copies to/from emulated devices back to the platform's link speed. */
   throttle?: boolean | undefined;
   /**

@@ -21,9 +21,12 @@
  */
 
 import { availableParallelism } from 'node:os';
+import { isAbsolute } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { ClusterRuntime } from '../cluster/cluster-runtime.ts';
 import { TaskGraph } from '../core/graph.ts';
 import { FloatList, growU8, IntList } from '../core/growable.ts';
+import { parseRunMode } from '../core/mode-word.ts';
 import type { Platform } from '../core/platform.ts';
 import type { EvictionPolicy, Scheduler } from '../core/policy.ts';
 import { AccessMode, LocusError, type WorkerKind } from '../core/types.ts';
@@ -41,6 +44,7 @@ import { TiledMatrix, type TypedMatrix } from './matrix.ts';
 import { WorkerPool } from './pool.ts';
 import { DTYPES, type DType, type KernelRef } from './protocol.ts';
 import { RuntimeModels } from './runtime-models.ts';
+import { checkRuntimeOptions } from './runtime-option-checks.ts';
 import { openSession, type Session, type SessionSetup } from './session.ts';
 
 export { withoutTaskEvents } from '../drive/task-events.ts';
@@ -55,6 +59,7 @@ import type {
   Mode,
   RuntimeOptions,
   SubmitOptions,
+  WaitOptions,
 } from './runtime-options.ts';
 import {
   ACQUIRED,
@@ -141,6 +146,8 @@ export class Runtime {
   private loop: Promise<void> | undefined;
   private closed = false;
   private fatal: Error | undefined;
+  /** Whether a promise or callback the application holds has received `fatal`. */
+  private fatalDelivered = false;
   private pool: WorkerPool | undefined;
   private readonly models: RuntimeModels;
   /** Which backend runs the tasks. */
@@ -195,13 +202,11 @@ export class Runtime {
         "distribution and mpiTimeoutS apply to a distributed run: add cluster: 'mpi' (and run under mpirun)",
       );
     }
-    const mode = options.mode ?? (options.backend === 'simulated' ? 'simulated' : 'real');
-    if (mode !== 'real' && mode !== 'simulated') {
-      throw new LocusError(
-        'LOCUS_OPTION_INVALID',
-        `mode must be 'real' or 'simulated' (got '${String(mode)}')`,
-      );
-    }
+    checkRuntimeOptions(options);
+    const mode = parseRunMode(
+      options.mode ?? (options.backend === 'simulated' ? 'simulated' : 'real'),
+      'mode',
+    );
     const backend = options.backend ?? (mode === 'simulated' ? 'simulated' : 'threads');
     if (backend !== 'threads' && backend !== 'webgpu' && backend !== 'simulated') {
       throw new LocusError(
@@ -234,7 +239,7 @@ export class Runtime {
         );
       }
       if (backend === 'webgpu') await rt.openDevices();
-      rt.pool = new WorkerPool(rt.gpu ? rt.gpu.cpuWorkers.length : platform.workers.length);
+      rt.pool = new WorkerPool(rt.gpu ? rt.gpu.cpuWorkers.length : platform.workers.length, true);
     }
     options.signal?.addEventListener('abort', () => rt.abort(), { once: true });
     return rt;
@@ -367,7 +372,7 @@ export class Runtime {
     if (spec.kernel) {
       if (this.mode === 'real' && !spec.kernel.export)
         throw new LocusError('LOCUS_GRAPH_INVALID', `codelet ${spec.name}: kernel.export is empty`);
-      const module = spec.kernel.module instanceof URL ? spec.kernel.module.href : spec.kernel.module;
+      const module = kernelModule(spec.name, spec.kernel.module);
       kernel = this.kernels.findIndex((k) => k.module === module && k.export === spec.kernel!.export);
       if (kernel < 0) kernel = this.kernels.push({ module, export: spec.kernel.export }) - 1;
     }
@@ -458,8 +463,10 @@ export class Runtime {
     }
     const label = options.name ?? codelet.name;
     const list: [number, AccessMode][] = [];
-    for (const access of accesses) {
-      const [d, mode] = access;
+    if (!Array.isArray(accesses)) throw badAccesses(label, accesses);
+    for (const access of accesses as readonly unknown[]) {
+      if (!Array.isArray(access) || access.length !== 2) throw badAccesses(label, access);
+      const [d, mode] = access as unknown as readonly [Data, Mode];
       const m = MODES[mode];
       if (m === undefined)
         throw new LocusError(
@@ -524,6 +531,10 @@ export class Runtime {
     if (s === FINISHED || s === ACQUIRED) return Promise.resolve();
     if (s === FAILED) return Promise.reject(this.failureError(id));
     if (s === CANCELLED) return Promise.reject(new TaskCancelledError(this.graph.taskLabel(id)));
+    if (this.fatal) {
+      this.fatalDelivered = true;
+      return Promise.reject(this.fatal);
+    }
     let d = this.pending[id];
     if (d === undefined) {
       d = deferred();
@@ -535,7 +546,13 @@ export class Runtime {
   /** The state behind Task.state. */
   taskState(id: number): 'pending' | 'finished' | 'failed' | 'cancelled' {
     const s = this.status[id]!;
-    return s === FAILED ? 'failed' : s === CANCELLED ? 'cancelled' : s === PENDING ? 'pending' : 'finished';
+    return s === FAILED || (s === PENDING && this.fatal)
+      ? 'failed'
+      : s === CANCELLED
+        ? 'cancelled'
+        : s === PENDING
+          ? 'pending'
+          : 'finished';
   }
 
   private failureError(id: number): Error {
@@ -556,14 +573,18 @@ export class Runtime {
    * acquire(), sync() or close(). Rejects with TaskFailedError if tasks failed since the last
    * wait (the others ran; those depending on them were cancelled).
    */
-  async wait(): Promise<RunReport> {
+  async wait(options: WaitOptions = {}): Promise<RunReport> {
     this.checkOpen();
+    if (options.sync) {
+      // Every task first (failures reported as without sync), then the data home.
+      const report = await this.wait();
+      await this.sync();
+      return report;
+    }
     const upTo = this.graph.taskCount;
     this.schedulePump();
     await this.chain;
-    this.throwFatal();
-    if (this.lowWater < upTo) await new Promise<void>((resolve) => this.waiters.push({ upTo, resolve }));
-    this.throwFatal();
+    await this.untilEnded(upTo);
     const report = this.report();
     this.saveSamples();
     if (this.callbackErrors.length > 0) {
@@ -712,6 +733,7 @@ export class Runtime {
    * (its data go home) and the next tasks run on a new one.
    */
   setPolicies(scheduler: string | Scheduler, eviction = 'lru', schedulerOptions?: SchedulerOptions): void {
+    checkRuntimeOptions({ scheduler, eviction, schedulerOptions });
     this.options = { ...this.options, scheduler, eviction, schedulerOptions };
     this.retire = true;
   }
@@ -734,12 +756,9 @@ export class Runtime {
         for (const [t] of this.tickets) if (this.status[t] === ACQUIRED) this.releaseTicket(t);
         this.schedulePump();
         await this.chain;
-        if (this.lowWater < this.graph.taskCount) {
-          const upTo = this.graph.taskCount;
-          await new Promise<void>((resolve) => this.waiters.push({ upTo, resolve }));
-        }
+        await this.untilEnded(this.graph.taskCount);
         this.closed = true;
-        await this.endSession();
+        await this.withThreads(() => this.endSession());
         this.copyBack([...this.written]);
         this.written.clear();
         this.saveSamples();
@@ -749,29 +768,66 @@ export class Runtime {
       await this.pool?.close();
       for (const d of this.gpu?.devices.values() ?? []) d.dispose();
     }
+    // A runtime error no promise or callback of the application received: close() reports it.
+    if (!this.fatalDelivered) this.throwFatal();
   }
 
   // ---------------------------------------------------------------- the engine's life
 
   private checkOpen(): void {
-    if (this.fatal) throw this.fatal;
+    this.throwFatal();
     if (this.closed) throw new LocusError('LOCUS_STATE_INVALID', 'this runtime is closed: create a new one');
   }
 
+  /** Throws the fatal error, if any. */
   private throwFatal(): void {
-    if (this.fatal) throw this.fatal;
+    if (!this.fatal) return;
+    this.fatalDelivered = true;
+    throw this.fatal;
+  }
+
+  /** Waits until every task before `upTo` has ended; throws the fatal error if there is one. */
+  private async untilEnded(upTo: number): Promise<void> {
+    this.throwFatal();
+    if (this.lowWater < upTo) await new Promise<void>((resolve) => this.waiters.push({ upTo, resolve }));
+    this.throwFatal();
   }
 
   private abort(): void {
-    if (this.fatal) return;
-    this.fatal = new LocusError('LOCUS_INTERRUPTED', 'interrupted');
-    void this.pool?.close();
-    this.session?.backend.ring();
-    this.wakeEveryone();
+    this.setFatal(new LocusError('LOCUS_INTERRUPTED', 'interrupted'));
   }
 
-  /** A fatal error: every pending wait and acquire settles (they rethrow it). */
-  private wakeEveryone(): void {
+  /**
+   * A fatal error (the engine refused tasks, a simulation stalled, an abort): the runtime stops
+   * its threads, and every promise and callback it handed out settles with the error: waits
+   * and acquires rethrow it, pending tasks' promises reject with it and their onDone callbacks
+   * get it.
+   */
+  private setFatal(e: unknown): void {
+    if (this.fatal) return;
+    const fatal = e instanceof Error ? e : new Error(String(e));
+    this.fatal = fatal;
+    void this.pool?.close();
+    this.session?.backend.ring();
+    for (let t = this.lowWater; t < this.graph.taskCount; t++) {
+      if (this.status[t] !== PENDING) continue;
+      const d = this.pending[t];
+      const cb = this.callbacks[t];
+      this.pending[t] = undefined;
+      this.callbacks[t] = undefined;
+      if (d !== undefined) {
+        this.fatalDelivered = true;
+        d.reject(fatal);
+      }
+      if (cb !== undefined) {
+        this.fatalDelivered = true;
+        try {
+          cb(fatal);
+        } catch {
+          // The runtime is already failed: the callback's own error has nowhere to go.
+        }
+      }
+    }
     for (const w of this.waiters.splice(0)) w.resolve();
     for (const [, resolve] of this.acquireWaiters) resolve();
     this.acquireWaiters.clear();
@@ -780,12 +836,19 @@ export class Runtime {
   private schedulePump(): void {
     if (this.pumpQueued) return;
     this.pumpQueued = true;
-    this.chain = this.chain.then(() => this.pump()).catch((e: unknown) => this.setFatal(e));
+    this.chain = this.chain
+      .then(() => this.withThreads(() => this.pump()))
+      .catch((e: unknown) => this.setFatal(e));
   }
 
-  private setFatal(e: unknown): void {
-    this.fatal ??= e instanceof Error ? e : new Error(String(e));
-    this.wakeEveryone();
+  /** Runs `f` with the worker threads keeping the process alive (idle, they do not). */
+  private async withThreads<T>(f: () => Promise<T>): Promise<T> {
+    const release = this.pool?.hold();
+    try {
+      return await f();
+    } finally {
+      release?.();
+    }
   }
 
   /** Hands the tasks submitted since the last pump to the engine (loading new kernels first). */
@@ -799,7 +862,7 @@ export class Runtime {
     ) {
       if (g.taskCount === this.session.engine.submittedTasks) return;
       // A new engine for the new tasks (new policies, or a batch of a static policy).
-      await this.waitEnded(this.session.engine.submittedTasks);
+      await this.untilEnded(this.session.engine.submittedTasks);
       await this.endSession();
     }
     if (this.kernels.length > this.kernelsLoaded) {
@@ -827,12 +890,6 @@ export class Runtime {
       s.driver.execute();
     }
     this.ensureLoop();
-  }
-
-  private async waitEnded(upTo: number): Promise<void> {
-    if (this.lowWater >= upTo) return;
-    await new Promise<void>((resolve) => this.waiters.push({ upTo, resolve }));
-    this.throwFatal();
   }
 
   private openSession(): void {
@@ -879,7 +936,7 @@ export class Runtime {
     this.status[task] = state;
     if (state === FAILED) {
       const f = this.session?.driver.failures.at(-1);
-      if (f && f.task === task) this.failures.push(f);
+      if (f && f.task === task) this.failures.push(this.withDataNames(f));
     }
     const d = this.pending[task];
     const cb = this.callbacks[task];
@@ -914,6 +971,17 @@ export class Runtime {
     }
   }
 
+  /** `f` with "access #i" (a checkAccesses failure) replaced by the name of the task's i-th datum. */
+  private withDataNames(f: TaskFailure): TaskFailure {
+    if (!f.message.includes('access #')) return f;
+    const accesses = this.graph.accesses(f.task);
+    const message = f.message.replace(/access #(\d+)/g, (whole, i: string) => {
+      const h = accesses[Number(i)]?.[0];
+      return h === undefined ? whole : `datum ${this.graph.handleNames[h] ?? `#${h}`}`;
+    });
+    return { ...f, message };
+  }
+
   /** Runs the driver loop while tasks are pending (one loop at a time). */
   private ensureLoop(): void {
     if (this.loop || !this.session || this.fatal) return;
@@ -921,7 +989,7 @@ export class Runtime {
     // Acquires that hold their data count as ended: only the application can end them.
     const busy = () => s.engine.finishedTasks + this.holding < s.engine.submittedTasks;
     if (!busy()) return;
-    this.loop = (async () => {
+    this.loop = this.withThreads(async () => {
       if (s.backend.mode === 'simulated') {
         // Virtual time: run to the end of what is submitted, or until only held data block.
         await Promise.resolve();
@@ -935,9 +1003,9 @@ export class Runtime {
           }
         }
       } else {
-        await s.driver.run(() => !busy(), this.options.signal);
+        await s.driver.run(() => !busy() || this.fatal !== undefined, this.options.signal);
       }
-    })()
+    })
       .catch((e: unknown) => this.setFatal(e))
       .finally(() => {
         this.loop = undefined;
@@ -958,7 +1026,8 @@ export class Runtime {
         if (s.backend.poll(s.driver) === 0) throw new Error('simulation stalled while writing data home');
       }
     } else {
-      await s.driver.run(() => s.engine.isFinished, this.options.signal);
+      await s.driver.run(() => s.engine.isFinished || this.fatal !== undefined, this.options.signal);
+      this.throwFatal();
       await s.backend.stop();
     }
     this.copyBack([...this.written]);
@@ -1031,6 +1100,40 @@ function timeLimitOf(value: number | string | undefined, what: string): number |
       `${what} must be a positive duration such as 10, "10s" or "500ms" (got ${String(value)})`,
     );
   return s;
+}
+
+/** The one-line error for accesses that are not a list of [data, mode] pairs. */
+function badAccesses(label: string, got: unknown): LocusError {
+  const shown = Array.isArray(got)
+    ? `a list of ${got.length}`
+    : typeof got === 'object'
+      ? 'an object'
+      : String(got);
+  return new LocusError(
+    'LOCUS_GRAPH_INVALID',
+    `task ${label}: accesses must be a list of [data, mode] pairs such as [[x, 'R'], [y, 'RW']] (got ${shown} where a pair was expected)`,
+  );
+}
+
+/**
+ * A kernel module as the worker threads import it: a URL or a package name as given, an
+ * absolute path as its file URL; a relative path is refused at declaration (the threads would
+ * resolve it against Locus's own files, not the program's).
+ */
+function kernelModule(codelet: string, module: string | URL): string {
+  if (module instanceof URL) return module.href;
+  if (typeof module !== 'string' || module === '')
+    throw new LocusError(
+      'LOCUS_GRAPH_INVALID',
+      `codelet ${codelet}: kernel.module must be a URL or a module name`,
+    );
+  if (isAbsolute(module)) return pathToFileURL(module).href;
+  if (module.startsWith('./') || module.startsWith('../') || module === '.' || module === '..')
+    throw new LocusError(
+      'LOCUS_GRAPH_INVALID',
+      `codelet ${codelet}: kernel.module '${module}' is a relative path, which the worker threads cannot resolve from your program: give new URL('${module}', import.meta.url) or an absolute path`,
+    );
+  return module;
 }
 
 function dtypeOf(a: DataArray): number {

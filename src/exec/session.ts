@@ -73,6 +73,7 @@ export function openSession(setup: SessionSetup): Session {
       store: setup.store,
       pool: setup.pool,
       throttle: options.throttle ?? false,
+      checkAccesses: options.checkAccesses ?? false,
       ...(setup.gpu ? { gpu: setup.gpu } : {}),
     },
     scheduler: options.scheduler ?? 'eager',

@@ -31,9 +31,11 @@ import { formatDuration } from '../platform/units.ts';
 import type { BufferStore } from './buffers.ts';
 import type { WorkerPool } from './pool.ts';
 import {
+  ACCESS_MODE_SHIFT,
   BELL_COUNT,
   BELL_SLEEP,
   BELL_WORDS,
+  CHECKED_KERNEL,
   COMPLETION_WORDS,
   CURRENT_START,
   CURRENT_TASK,
@@ -70,6 +72,11 @@ export interface ThreadBackendOptions {
   payloads: TaskPayloads;
   /** Hold each copy back to its route's latency + bytes / bandwidth (emulated device links). */
   throttle?: boolean;
+  /**
+   * Check every kernel's accesses (RuntimeOptions.checkAccesses): the worker poisons its W data
+   * before the kernel and verifies that its R data did not change after it.
+   */
+  checkAccesses?: boolean;
   /**
    * The platform workers this backend runs tasks for, thread i running workers[i] (default:
    * every worker, in order). A composite backend (src/drive/hybrid-backend.ts) gives the CPU
@@ -124,6 +131,7 @@ export class ThreadBackend implements Backend {
   private readonly store: BufferStore;
   private readonly payloads: TaskPayloads;
   private readonly throttle: boolean;
+  private readonly checkAccesses: boolean;
   private readonly rings: Ring[];
   private readonly done: Ring[];
   private readonly bell: Int32Array;
@@ -169,6 +177,7 @@ export class ThreadBackend implements Backend {
     this.store = o.store;
     this.payloads = o.payloads;
     this.throttle = o.throttle ?? false;
+    this.checkAccesses = o.checkAccesses ?? false;
     this.blocking = o.blocking ?? true;
     this.spareCore = availableParallelism() > (o.workers?.length ?? this.p.workers.length);
     this.workerOf = o.workers ?? this.p.workers.map((_, w) => w);
@@ -290,11 +299,20 @@ export class ThreadBackend implements Backend {
     rec.length = 0;
     const kernel = pl.kernel.data[task]!;
     const limited = pl.timeLimit !== undefined && pl.timeLimit.data[task]! > 0 && kernel >= 0;
-    rec.push(task, limited ? kernel + WATCHED_KERNEL : kernel, a1 - a0, s1 - s0);
+    const checked = this.checkAccesses && kernel >= 0;
+    rec.push(
+      task,
+      (limited ? kernel + WATCHED_KERNEL : kernel) + (checked ? CHECKED_KERNEL : 0),
+      a1 - a0,
+      s1 - s0,
+    );
     for (let a = a0; a < a1; a++) {
       const id = store.replica(g.accessHandle.data[a]!, node);
       thread.announce(id, store.buffers[id]!, store.dtypes[id]!);
-      rec.push(id);
+      if (!checked) rec.push(id);
+      else if (id >= 1 << ACCESS_MODE_SHIFT)
+        throw new Error(`buffer ${id}: too many buffers to check accesses`);
+      else rec.push(id + (g.accessMode.data[a]! << ACCESS_MODE_SHIFT));
     }
     const args = pl.args.data;
     for (let i = s0; i < s1; i++) {

@@ -7,11 +7,14 @@
  * fails its task only. When its ring is empty it spins briefly, then sleeps on the ring.
  */
 import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { afterKernel, beforeKernel } from './access-check.ts';
 import {
+  ACCESS_MODE_SHIFT,
   BELL_COUNT,
   BELL_IDLE,
   BELL_SLEEP,
   type BufferMessage,
+  CHECKED_KERNEL,
   COMPLETION_WORDS,
   type ControlMessage,
   CURRENT_START,
@@ -78,6 +81,7 @@ function run(m: Extract<ControlMessage, { type: 'run' }>): 'stop' | 'yield' {
   const completion = new Int32Array(COMPLETION_WORDS);
   const timeI32 = new Int32Array(timeF64.buffer);
   const data: DataView_[] = [];
+  const modes: number[] = [];
   for (;;) {
     let avail = ring.available();
     if (avail === 0) {
@@ -105,14 +109,21 @@ function run(m: Extract<ControlMessage, { type: 'run' }>): 'stop' | 'yield' {
     let k = ring.peek(1);
     const watched = k >= WATCHED_KERNEL;
     if (watched) k -= WATCHED_KERNEL;
+    const checked = k >= CHECKED_KERNEL;
+    if (checked) k -= CHECKED_KERNEL;
     const n = ring.peek(2);
     const nArgs = ring.peek(3);
     let status: number = Status.COMPLETED;
     const start = epoch + performance.now();
     if (k >= 0) {
       data.length = n;
+      modes.length = 0;
       for (let i = 0; i < n; i++) {
-        const id = ring.peek(RECORD_HEADER + i);
+        let id = ring.peek(RECORD_HEADER + i);
+        if (checked) {
+          modes[i] = id >>> ACCESS_MODE_SHIFT;
+          id &= (1 << ACCESS_MODE_SHIFT) - 1;
+        }
         data[i] = views[id] ?? awaitBuffer(id);
       }
       if (nArgs > argF64.length) {
@@ -133,12 +144,15 @@ function run(m: Extract<ControlMessage, { type: 'run' }>): 'stop' | 'yield' {
         if (fn === undefined) {
           throw new Error(loadErrors[k] ?? `kernel ${k} was not loaded in this worker`);
         }
+        const saved = checked ? beforeKernel(data, modes) : undefined;
         const out = fn(data, argF64.subarray(0, nArgs)) as unknown;
         if (out !== undefined && typeof (out as { then?: unknown }).then === 'function') {
           // Its work would go on after the task is reported done: refuse it.
           (out as Promise<unknown>).then(undefined, () => undefined);
           throw new Error('the kernel returned a promise: kernels must be synchronous functions');
         }
+        const broken = saved === undefined ? undefined : afterKernel(data, modes, saved);
+        if (broken !== undefined) throw new Error(broken);
       } catch (e) {
         status = Status.FAILED;
         const message = e instanceof Error ? e.message : String(e);

@@ -5,6 +5,7 @@
  * first and replays its last ratios from the first iteration. Shared by `locus partition` and
  * `locus sweep --figure seed003`.
  */
+import { parseRunMode } from '../core/mode-word.ts';
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
 import { benchmarkSequence } from './benchmarks.ts';
@@ -24,7 +25,7 @@ export interface ExperimentOptions {
   /** Iterations (>= 1). */
   readonly iterations: number;
   /** Simulated (default) or real. */
-  readonly mode?: PartitionMode;
+  readonly mode?: PartitionMode | 'sim';
   /** Problem size (the benchmark's default when absent). */
   readonly size?: number;
   /** Seed of generated data. */
@@ -82,7 +83,7 @@ function total(r: PartitionRunResult): number {
 
 /** Runs one experiment; throws a LocusError on bad input and an Error if a result differs. */
 export function runExperiment(o: ExperimentOptions): ExperimentResult {
-  const mode = o.mode ?? 'simulated';
+  const mode = parseRunMode(o.mode ?? 'simulated', 'mode');
   const sequence = benchmarkSequence(o.bench, {
     ...(o.size !== undefined ? { size: o.size } : {}),
     ...(o.seed !== undefined ? { seed: o.seed } : {}),

@@ -24,6 +24,7 @@
  *   a device being slow. One device can be made slower: its sub-kernels and the copies to and
  *   from it take `slowdown` times as long (the extra time is spent busy-waiting).
  */
+import { parseRunMode } from '../core/mode-word.ts';
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
 import { DeviceThreads } from './device-threads.ts';
@@ -57,7 +58,7 @@ export interface PartitionRunOptions {
   /** Iterations to run (>= 1). */
   readonly iterations: number;
   /** Simulated (default) or real. */
-  readonly mode?: PartitionMode;
+  readonly mode?: PartitionMode | 'sim';
   /** Real mode: index in `devices` of a device made slower (none when absent). */
   readonly slowDevice?: number;
   /** Real mode: how many times slower that device computes and copies (default 1). */
@@ -195,7 +196,7 @@ function checkRatios(ratios: number[][], shape: SequenceShape, who: string): voi
 export function runPartitioned(o: PartitionRunOptions): PartitionRunResult {
   const t0 = performance.now();
   const { sequence, platform, devices, strategy } = o;
-  const mode = o.mode ?? 'simulated';
+  const mode = parseRunMode(o.mode ?? 'simulated', 'mode');
   const slow = o.slowDevice ?? -1;
   const slowdown = o.slowdown ?? 1;
   if (!Number.isInteger(o.iterations) || o.iterations < 1)

@@ -20,6 +20,10 @@ export const PLATFORM_LIMITS = {
   footprintSizes: 1024,
   /** Largest finite memory capacity in bytes: 1 EiB. */
   capacity: 2 ** 60,
+  /** Smallest link bandwidth in bytes/s (below it a transfer's time is not meaningful). */
+  minBandwidth: 1,
+  /** Largest link bandwidth in bytes/s: 1 PB/s, far above any bus or network. */
+  maxBandwidth: 1e15,
   /** Largest link latency in seconds. */
   latency: 1000,
   /** Nodes of a cluster. */

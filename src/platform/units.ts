@@ -4,6 +4,7 @@
  * return SI numbers (bytes, bytes/s, seconds, flop/s); formatters print them for humans.
  */
 import { LocusError } from '../core/types.ts';
+import { PLATFORM_LIMITS } from './limits.ts';
 
 /** Multipliers of the size units, keyed by lower-case unit (decimal B..TB, binary KiB..TiB). */
 const SIZE_UNITS: Readonly<Record<string, number>> = {
@@ -102,12 +103,21 @@ export function parseSize(value: unknown, label?: string): number {
  * "/s" ("10.9GB/s", "12.38 GB/s", "800MiB/s"). Must be positive.
  */
 export function parseBandwidth(value: unknown, label?: string): number {
-  return parseQuantity(value, 'a bandwidth', BANDWIDTH_EXAMPLES, label, false, (n, unit) => {
+  const b = parseQuantity(value, 'a bandwidth', BANDWIDTH_EXAMPLES, label, false, (n, unit) => {
     if (unit === '') return n;
     if (!unit.endsWith('/s')) return undefined;
     const f = SIZE_UNITS[unit.slice(0, -2)];
     return f === undefined || unit === '/s' ? undefined : n * f;
   });
+  const { minBandwidth, maxBandwidth } = PLATFORM_LIMITS;
+  if (b < minBandwidth || b > maxBandwidth) {
+    const shown = typeof value === 'string' ? `'${value}'` : String(value);
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `${label ? `${label}: ` : ''}${shown} is ${b < minBandwidth ? `below ${minBandwidth} B/s` : `above ${maxBandwidth} B/s`}, outside the bandwidths Locus simulates; use e.g. ${BANDWIDTH_EXAMPLES}`,
+    );
+  }
+  return b;
 }
 
 /**

@@ -27,7 +27,13 @@ export function readRunsCsv(file: string): SweepRow[] {
   } catch (e) {
     throw new LocusError('LOCUS_FILE_READ_FAILED', `cannot read ${file}: ${(e as Error).message}`);
   }
-  const lines = parseCsv(text);
+  let lines: string[][];
+  try {
+    lines = parseCsv(text);
+  } catch (e) {
+    if (!(e instanceof LocusError)) throw e;
+    throw new LocusError(e.code, `${file}: ${e.message}: move it away or write to another output folder`);
+  }
   if (lines.length === 0) return [];
   const header = lines[0]!;
   if (header.join(',') !== RUN_COLUMNS.join(',')) {
@@ -132,15 +138,22 @@ function stable(v: unknown): string {
 }
 
 /**
- * On --resume, checks `settings` against the settings.json of the interrupted sweep (none: a
- * sweep of an older version, accepted); a difference is a one-line LocusError naming the
- * settings that differ. Then (re)writes the file with `settings`.
+ * On --resume, checks `settings` against the settings.json of the interrupted sweep; a
+ * difference is a one-line LocusError naming the settings that differ, and so is a missing or
+ * unreadable settings.json beside runs already made (`hasRuns`: their settings are unknown,
+ * and resuming would mix runs of two settings). Then (re)writes the file with `settings`.
  */
 export function checkAndWriteSettings(
   file: string,
   settings: Record<string, unknown>,
   resume: boolean,
+  hasRuns = false,
 ): void {
+  if (resume && hasRuns && !existsSync(file))
+    throw new LocusError(
+      'LOCUS_FILE_INVALID',
+      `${file} is missing: the settings of the runs in runs.csv beside it are unknown, so they cannot be resumed; start over with --force (which discards them) or write to another output folder`,
+    );
   if (resume && existsSync(file)) {
     let old: Record<string, unknown>;
     try {
@@ -148,7 +161,7 @@ export function checkAndWriteSettings(
     } catch (e) {
       throw new LocusError(
         'LOCUS_FILE_INVALID',
-        `cannot read ${file}: ${(e as Error).message}; move it away to resume without the check`,
+        `cannot read ${file}: ${(e as Error).message}; restore it, or start over with --force (which discards the earlier runs) or in another output folder`,
       );
     }
     const keys = [...new Set([...Object.keys(old), ...Object.keys(settings)])].sort();

@@ -13,6 +13,11 @@
  * Over 500 lines: the sweep loop, its resumable rows and the aggregation share one row model.
  */
 import type { Platform } from '../core/platform.ts';
+import {
+  checkSchedulerOptions,
+  schedulerOptionsFor,
+  unreadSchedulerOptions,
+} from '../core/scheduler-option-readers.ts';
 import { LocusError } from '../core/types.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import type { SchedulerOptions } from '../sched/index.ts';
@@ -252,6 +257,12 @@ export function resolveSweep(spec: SweepSpec): { spec: ResolvedSweep; platform: 
   for (const s of spec.sizes) checkInt('every size', s, 1);
   const sizes = [...new Set(spec.sizes)].sort((a, b) => a - b);
   const policies = parsePolicySpecs(spec.policies);
+  // A scheduler option that none of the sweep's schedulers reads is refused, not ignored.
+  for (const [key, value] of Object.entries(spec.schedulerOptions ?? {})) {
+    const option = { [key]: value } as SchedulerOptions;
+    if (policies.every((p) => unreadSchedulerOptions(p.scheduler, option).length > 0))
+      checkSchedulerOptions(policies.map((p) => p.scheduler).join(', '), option);
+  }
   const reps = checkInt('reps', spec.reps ?? 1, 1);
   const seed = checkInt('seed', spec.seed ?? 1, 0);
   if (!Number.isSafeInteger(seed + reps))
@@ -295,10 +306,14 @@ export function resolveSweep(spec: SweepSpec): { spec: ResolvedSweep; platform: 
   };
 }
 
-/** The options of a sweep that every one of its simulations gets as they are. */
-export function runSettings(s: ResolvedSweep) {
+/**
+ * The options of a sweep that its simulations get: as they are, but for the scheduler options,
+ * of which each scheduler (when given) gets those it reads (SCHEDULER_OPTION_READERS).
+ */
+export function runSettings(s: ResolvedSweep, scheduler?: string) {
   return {
-    schedulerOptions: s.schedulerOptions,
+    schedulerOptions:
+      scheduler === undefined ? s.schedulerOptions : schedulerOptionsFor(scheduler, s.schedulerOptions),
     gpuPipeline: s.gpuPipeline,
     gpuLookahead: s.gpuLookahead,
     streams: s.streams,
@@ -324,7 +339,7 @@ function warmUp(s: ResolvedSweep, platform: Platform): void {
       eviction: policy.eviction,
       seed: s.seed,
       chargeScheduling: true,
-      ...runSettings(s),
+      ...runSettings(s, policy.scheduler),
     });
   }
 }
@@ -441,7 +456,7 @@ function* sweepSteps(spec: SweepSpec, o: SweepRunOptions): Generator<number, Swe
           seed,
           noise: s.noise,
           chargeScheduling: s.chargeScheduling,
-          ...runSettings(s),
+          ...runSettings(s, policy.scheduler),
           workload: wl.summary,
         });
         const row: SweepRow = {

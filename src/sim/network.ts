@@ -5,13 +5,16 @@
  * with the smallest fair share (remaining capacity / unfixed flows), give that share to
  * its unfixed flows and remove their rate from every link they cross. Two classes, as StarPU
  * serves a node's fetch requests before its prefetch requests: urgent flows (a task waits for
- * them) are filled first; prefetches share the capacity they leave.
+ * them) are filled first; prefetches share the capacity they leave (none while urgent flows
+ * take a whole link: such a prefetch resumes when they end, or when a task needs it and it is
+ * promoted). Rates never add up to more than a link's bandwidth.
  * Cost: O(flows x links per flow x bottleneck rounds) per start or end, with flat typed
  * arrays and no allocation; flows in flight are few (bounded by the workers' pipelines and
  * prefetches).
  */
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
+import { PLATFORM_LIMITS } from '../platform/limits.ts';
 
 /** Completion slack relative to the current time: four floating-point steps (ulps) of it. */
 const TIME_STEPS = 4 * Number.EPSILON;
@@ -41,6 +44,13 @@ export class Network {
   private readonly nodes: number;
 
   constructor(platform: Platform) {
+    for (const l of platform.links) {
+      if (!(l.bandwidth >= PLATFORM_LIMITS.minBandwidth))
+        throw new LocusError(
+          'LOCUS_PLATFORM_INVALID',
+          `platform ${platform.name}: link ${l.name} has bandwidth ${l.bandwidth} B/s, below the smallest Locus simulates (${PLATFORM_LIMITS.minBandwidth} B/s): give it a realistic bandwidth`,
+        );
+    }
     this.capacity = new Float64Array(platform.links.map((l) => l.bandwidth));
     this.linkLeft = new Float64Array(platform.links.length);
     this.linkCount = new Int32Array(platform.links.length);
@@ -102,7 +112,11 @@ export class Network {
   private updateNext(): void {
     let best = Number.POSITIVE_INFINITY;
     for (let i = 0; i < this.count; i++) {
-      const t = this.remaining[i]! / this.rates[i]!;
+      const rate = this.rates[i]!;
+      const left = this.remaining[i]!;
+      // A flow at rate 0 (a starved prefetch) completes only when nothing is left of it (a
+      // flow that ended at this very time, advanced past zero before its completion ran).
+      const t = rate > 0 ? left / rate : left <= 0 ? 0 : Number.POSITIVE_INFINITY;
       if (t < best) best = t;
     }
     this.next = this.lastUpdate + best;
@@ -230,8 +244,10 @@ export class Network {
           }
         }
       }
-      // A flow starved by urgent traffic still trickles, so that it ends in finite time.
-      const rate = Math.max(share, 1);
+      // No floor: a rate above the share would make the link carry more than its bandwidth
+      // (issue 27). A prefetch starved by urgent flows (share 0) waits for them to end, or is
+      // promoted once a task needs it (promote): its wait is bounded by the urgent traffic.
+      const rate = share > 0 ? share : 0;
       for (let i = 0; i < n; i++) {
         if (fixed[i] === 1) continue;
         const route = this.routeOf[i]!;

@@ -2,11 +2,13 @@
  * One call to simulate a task graph on a platform under named policies and get the run
  * report: the library entry point behind `locus run` (simulated mode).
  */
+
 import type { CoherenceOptions } from '../core/engine.ts';
 import type { TaskGraph } from '../core/graph.ts';
 import { type DurationModel, PlatformModel } from '../core/model.ts';
 import type { Platform } from '../core/platform.ts';
 import type { EvictionPolicy, Scheduler } from '../core/policy.ts';
+import { checkSchedulerOptions } from '../core/scheduler-option-readers.ts';
 import { LocusError } from '../core/types.ts';
 import { createEviction } from '../evict/index.ts';
 import { createScheduler, type SchedulerOptions } from '../sched/index.ts';
@@ -165,6 +167,8 @@ interface PreparedRun {
 
 /** Builds the simulator and attaches the statistics, trace and energy observers. */
 function prepare(o: SimulateOptions): PreparedRun {
+  if (typeof o.scheduler !== 'object')
+    checkSchedulerOptions(o.scheduler ?? 'eager', o.schedulerOptions ?? {});
   const scheduler =
     typeof o.scheduler === 'object'
       ? o.scheduler
