@@ -105,7 +105,7 @@ describe('locus run --trace', () => {
     );
     refused(
       locus('run', '-w', 'cholesky', '--tiles', '3', '--trace', dir),
-      /^locus: --trace .*: cannot write the trace: it is a directory\n$/,
+      /^locus: --trace .*: cannot write the trace: .* is a folder\n$/,
     );
   });
 });

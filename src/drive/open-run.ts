@@ -1,7 +1,7 @@
 /**
  * The one place a run is put together (issue 23): the engine with its policies and duration
- * model, the backend (by registry name, or an instance a caller made), the run's statistics
- * and observers, and the driver loop. Every caller opens its runs here: the simulator
+ * model, the backend (made by the registry from its name, or by its caller), the run's
+ * statistics and observers, and the driver loop. Every caller opens its runs here: the simulator
  * (src/sim/simulator.ts, behind simulate(), the partitioning iterations and each node of the
  * simulated cluster), the Runtime's sessions (src/exec/session.ts: worker threads, WebGPU,
  * the simulated backend; each MPI rank runs a Runtime) and the backend conformance suite.
@@ -23,7 +23,6 @@ import { createScheduler, type SchedulerOptions } from '../sched/index.ts';
 import { RunStats } from '../trace/stats.ts';
 import type { Backend, CopyStartObserver } from './backend.ts';
 import { Driver, type DriverHooks } from './driver.ts';
-import { type BackendSetup, backendEntry } from './registry.ts';
 import { withoutTaskEvents } from './task-events.ts';
 
 /** What opening a run takes. */
@@ -31,12 +30,12 @@ export interface OpenRunOptions {
   graph: TaskGraph;
   platform: Platform;
   /**
-   * The backend: a registered name ('simulated', 'threads', 'webgpu': src/drive/registry.ts),
-   * made from `setup`, or a backend a caller made itself.
+   * The backend, not attached yet: one the registry made by name (createBackend in
+   * src/drive/registry.ts: 'simulated', 'threads', 'webgpu'), or one a caller made itself (the
+   * simulator's SimBackend with its noise and streams). openRun does not import the registry,
+   * so that a simulation loads no real-driver module.
    */
-  backend: string | Backend;
-  /** What a registered backend is made from beyond the graph, platform, model and seed. */
-  setup?: Omit<BackendSetup, 'graph' | 'platform' | 'model' | 'seed'>;
+  backend: Backend;
   /** Scheduler name (src/sched/index.ts) or instance; default 'eager'. */
   scheduler?: string | Scheduler;
   /** Options of a scheduler given by name. */
@@ -90,10 +89,7 @@ export function openRun(o: OpenRunOptions): OpenedRun {
       ? o.scheduler
       : createScheduler(o.scheduler ?? 'eager', o.schedulerOptions);
   const eviction = typeof o.eviction === 'object' ? o.eviction : createEviction(o.eviction ?? 'lru');
-  let backend =
-    typeof o.backend === 'string'
-      ? backendEntry(o.backend).create({ graph, platform, model, seed, ...o.setup })
-      : o.backend;
+  let backend = o.backend;
   const real = backend.mode === 'real';
   const engine = new Engine({ ...o.engine, graph, platform, scheduler, eviction, model, seed });
   backend.attach(engine);

@@ -115,3 +115,8 @@ export function backendEntry(name: string): BackendEntry {
     throw new Error(`no backend named '${name}': ${BACKENDS.map((b) => b.name).join(', ')}`);
   return e;
 }
+
+/** Makes the backend named `name` from `setup` (its registry entry's create). */
+export function createBackend(name: string, setup: BackendSetup): Backend {
+  return backendEntry(name).create(setup);
+}

@@ -13,7 +13,7 @@ import type { Platform } from '../core/platform.ts';
 import type { Backend } from '../drive/backend.ts';
 import type { Driver, DriverHooks } from '../drive/driver.ts';
 import { openRun } from '../drive/open-run.ts';
-import type { BackendSetup } from '../drive/registry.ts';
+import { type BackendSetup, createBackend } from '../drive/registry.ts';
 import { SampleRecorder } from '../perf/recorder.ts';
 import type { ChromeTrace } from '../trace/chrome.ts';
 import type { RunStats } from '../trace/stats.ts';
@@ -67,15 +67,18 @@ export function openSession(setup: SessionSetup): Session {
   const run = openRun({
     graph,
     platform,
-    backend: real ? (setup.gpu ? 'webgpu' : 'threads') : 'simulated',
-    setup: {
+    backend: createBackend(real ? (setup.gpu ? 'webgpu' : 'threads') : 'simulated', {
+      graph,
+      platform,
+      model,
+      seed: options.seed ?? 1,
       payloads: setup.payloads,
       store: setup.store,
       pool: setup.pool,
       throttle: options.throttle ?? false,
       checkAccesses: options.checkAccesses ?? false,
       ...(setup.gpu ? { gpu: setup.gpu } : {}),
-    },
+    }),
     scheduler: options.scheduler ?? 'eager',
     ...(options.schedulerOptions ? { schedulerOptions: options.schedulerOptions } : {}),
     eviction: options.eviction ?? 'lru',

@@ -1,6 +1,6 @@
 /**
  * The task graph of a StarPU task record (issue 28, `locus replay`, the library's
- * replayGraph()): the tasks in submission order, each with its codelet (the record's
+ * replayGraph()): the application's tasks (StarPU's internal jobs left out) in submission order, each with its codelet (the record's
  * performance model symbol, mapped to Locus's codelet names as `locus platform import starpu`
  * maps them, so an imported platform's per-footprint durations apply), its data (one Locus
  * handle per StarPU handle address and size, with the access modes recorded), its priority and
@@ -47,7 +47,12 @@ function modeOf(mode: string): AccessMode | undefined {
 /** Rebuilds the graph of a parsed task record. */
 export function replayGraph(rec: TasksRec, o: ReplayGraphOptions = {}): ReplayGraph {
   const map = { ...CODELET_MAP, ...o.codeletMap };
-  const tasks = [...rec.tasks].sort((a, b) => a.submitOrder - b.submitOrder);
+  // The application's tasks: those with a SubmitOrder (StarPU's internal jobs have none), or,
+  // in a record without any (older StarPU), those with a codelet model.
+  const ordered = rec.tasks.some((t) => t.submitted);
+  const app = rec.tasks.filter((t) => (ordered ? t.submitted : t.model !== undefined));
+  const internal = rec.tasks.length - app.length;
+  const tasks = app.sort((a, b) => a.submitOrder - b.submitOrder);
   const g = new TaskGraph();
   const codelets = new Map<string, number>();
   const handles = new Map<string, number>();
@@ -113,6 +118,7 @@ export function replayGraph(rec: TasksRec, o: ReplayGraphOptions = {}): ReplayGr
     }
   });
   g.checkAcyclic();
+  if (internal > 0) notes.push(`${internal} StarPU internal jobs left out (data acquisitions, ghost tasks)`);
   if (scratch > 0) notes.push(`${scratch} scratch data left out (per-task temporary buffers)`);
   if (unknownDeps > 0)
     notes.push(`${unknownDeps} dependencies on jobs not in the record (control tasks, other ranks) left out`);

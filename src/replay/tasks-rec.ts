@@ -17,6 +17,11 @@ export interface RecTask {
   jobId: string;
   /** Submission order (`SubmitOrder`; the job id's number where absent). */
   submitOrder: number;
+  /**
+   * Whether the application submitted it (the record has a SubmitOrder): StarPU also records
+   * its internal jobs (data acquisitions, ghost tasks), which have none.
+   */
+  submitted: boolean;
   /** `Name` (the task's), else undefined. */
   name: string | undefined;
   /** `Model` (the codelet's performance model symbol), else undefined. */
@@ -97,6 +102,7 @@ export function parseTasksRec(text: string, file: string): TasksRec {
     tasks.push({
       jobId: jobId!,
       submitOrder: num('SubmitOrder', idNumber),
+      submitted: f.has('SubmitOrder'),
       name: f.get('Name'),
       model: f.get('Model'),
       dependsOn: words('DependsOn'),

@@ -4,7 +4,7 @@
  * stopped half-way (Ctrl-C, a failure) never leaves a truncated file under the user's name.
  */
 import { closeSync, existsSync, openSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { LocusError } from '../core/types.ts';
 
 /** The temporary name `file` is written under: hidden, in its folder, unique to this process. */
@@ -30,16 +30,20 @@ export function writeFileAtomic(
 
 /**
  * Checks before a long run that `file` can be written at its end, leaving the folder as it
- * was: a temporary file is created in its folder and removed, and `file`, when it exists,
- * must not be a folder. Throws a one-line LocusError starting with `says`.
+ * was: `file`, when it exists, must not be a folder, its folder must exist, and a temporary
+ * file is created there and removed. Throws a one-line LocusError starting with `says`.
  */
 export function checkWritable(file: string, says = `cannot write ${file}`): void {
+  const fail = (why: string) => new LocusError('LOCUS_FILE_WRITE_FAILED', `${says}: ${why}`);
+  const folder = dirname(resolve(file));
+  if (existsSync(file) && statSync(file).isDirectory()) throw fail(`${file} is a folder`);
+  if (!existsSync(folder)) throw fail(`folder ${folder} does not exist`);
   const tmp = temporaryPath(file);
   try {
     closeSync(openSync(tmp, 'w'));
     rmSync(tmp);
-    if (existsSync(file) && statSync(file).isDirectory()) throw new Error(`${file} is a folder`);
   } catch (e) {
-    throw new LocusError('LOCUS_FILE_WRITE_FAILED', `${says}: ${(e as Error).message}`);
+    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    throw fail(`folder ${folder} is not writable (${code})`);
   }
 }

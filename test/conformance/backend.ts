@@ -24,7 +24,7 @@ import type { Platform } from '../../src/core/platform.ts';
 import { AccessMode } from '../../src/core/types.ts';
 import type { Backend } from '../../src/drive/backend.ts';
 import type { Driver, DriverHooks } from '../../src/drive/driver.ts';
-import { type OpenRunOptions, openRun } from '../../src/drive/open-run.ts';
+import { openRun } from '../../src/drive/open-run.ts';
 import type { RunStats } from '../../src/trace/stats.ts';
 import { InvariantChecker } from '../helpers/checker.ts';
 import { testPlatform } from '../helpers/platforms.ts';
@@ -62,12 +62,9 @@ export interface BackendSetup {
 export interface BackendUnderTest {
   /**
    * The backend, driven through its interface alone: attach(engine) once the engine exists,
-   * start() after engine.open, stop() once the run is finished. A registered backend's name
-   * (src/drive/registry.ts), made by openRun from `setup`, or an instance.
+   * start() after engine.open, stop() once the run is finished.
    */
-  backend: string | Backend;
-  /** What openRun makes a registered backend from (its payloads, buffers, threads, devices). */
-  setup?: OpenRunOptions['setup'];
+  backend: Backend;
   /** Engine options the backend needs (a real backend: issueAhead, deeper pipelines). */
   engineOptions?: Partial<EngineOptions>;
   /**
@@ -156,7 +153,6 @@ export function runBackendConformance(o: BackendConformance): void {
       graph,
       platform,
       backend: under.backend,
-      ...(under.setup ? { setup: under.setup } : {}),
       scheduler: r.scheduler ?? 'eager',
       eviction: 'lru',
       model: new PlatformModel(platform, graph),

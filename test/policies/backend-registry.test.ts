@@ -1,7 +1,7 @@
 /**
  * The backend conformance suite over every backend a Runtime session can open
- * (src/drive/registry.ts), each made by openRun (src/drive/open-run.ts) from its registry name
- * and the same setup a session gives, with no backend-specific code: real backends run test/helpers/kernels.ts's checksum (and boom for the tasks that
+ * (src/drive/registry.ts), each made by the registry from its name and the same setup a session
+ * gives and run through openRun (src/drive/open-run.ts), with no backend-specific code: real backends run test/helpers/kernels.ts's checksum (and boom for the tasks that
  * must fail) on int32 data in shared memory, their copies held to their link's speed
  * (throttled) so that they complete while other events happen, as a device link's would.
  * The simulator runs no kernel: the cases that need computed values or failing kernels are
@@ -11,7 +11,8 @@
  * WebGPU adapter is found. (The WebGPU backend alone has its own file.)
  */
 import { FloatList, IntList } from '../../src/core/growable.ts';
-import { BACKENDS } from '../../src/drive/registry.ts';
+import { PlatformModel } from '../../src/core/model.ts';
+import { BACKENDS, createBackend } from '../../src/drive/registry.ts';
 import { BufferStore } from '../../src/exec/buffers.ts';
 import { WorkerPool } from '../../src/exec/pool.ts';
 import { checksumWgsl } from '../../src/webgpu/checksum.ts';
@@ -77,8 +78,12 @@ for (const entry of BACKENDS) {
         for (const a of checksumArgs(graph, t)) payloads.args.push(a);
         payloads.argStart.push(payloads.args.length);
       }
-      // Made by openRun from the registry entry's name, as a Runtime session makes it.
+      // Made by the registry from the entry's name, as a Runtime session makes it.
       const setup = {
+        graph,
+        platform,
+        model: new PlatformModel(platform, graph),
+        seed: 1,
         payloads,
         store,
         pool,
@@ -94,8 +99,7 @@ for (const entry of BACKENDS) {
           : {}),
       };
       return {
-        backend: entry.name,
-        setup,
+        backend: createBackend(entry.name, setup),
         // As the Runtime runs a real backend: several tasks handed to each worker at once.
         ...(real ? { engineOptions: { issueAhead: true, cpuPipeline: 4, gpuPipeline: 4 } } : {}),
         ...(real
