@@ -31,8 +31,8 @@ function sirocco() {
 }
 
 describe('locus platform import starpu', () => {
-  test('sirocco: memories, workers, links and the shared Host bus from the SimGrid file', () => {
-    const { platform: file, notes } = sirocco();
+  test('sirocco: memories, workers, links and the shared Host bus from the SimGrid file', async () => {
+    const { platform: file, notes } = await sirocco();
     const p = compilePlatform(file, 'sirocco');
     assert.deepEqual(
       p.nodes.map((n) => [n.name, n.kind, n.capacity]),
@@ -67,8 +67,8 @@ describe('locus platform import starpu', () => {
     assert.match(file.description!, /bus\/sirocco\.platform\.v4\.xml.*chol_model_gemm\.sirocco/);
   });
 
-  test("Cholesky's tasks (tiles of 960, float32) take StarPU's measured means; the hand-made file agrees where it used them", () => {
-    const p = compilePlatform(sirocco().platform, 'sirocco');
+  test("Cholesky's tasks (tiles of 960, float32) take StarPU's measured means; the hand-made file agrees where it used them", async () => {
+    const p = compilePlatform((await sirocco()).platform, 'sirocco');
     const wl = generateWorkload('cholesky', { tiles: 3, tileSize: 960, precision: 'single' });
     const model = new PlatformModel(p, wl.graph);
     const g = wl.graph;
@@ -103,8 +103,8 @@ describe('locus platform import starpu', () => {
         assert.ok(Math.abs(flops[c] / (handMade[c][w]! * 1e9) / seconds(c, w) - 1) < 2e-5, `${c} on gpu${w}`);
   });
 
-  test('every CPU core and GPU by default; the imported platform simulates a Cholesky', () => {
-    const { platform: file } = importStarpuPlatform({ dir: DIR, host: 'sirocco' });
+  test('every CPU core and GPU by default; the imported platform simulates a Cholesky', async () => {
+    const { platform: file } = await importStarpuPlatform({ dir: DIR, host: 'sirocco' });
     const p = compilePlatform(file, 'sirocco');
     assert.equal(p.workers.filter((w) => w.kind === 'cpu').length, 24);
     assert.equal(p.workers.filter((w) => w.kind === 'gpu').length, 4);
@@ -114,8 +114,8 @@ describe('locus platform import starpu', () => {
     assert.ok(r.makespanS > 0);
   });
 
-  test('attila (a PCI tree of shared links) and hannibal (3 Quadro FX5800) import and simulate', () => {
-    const attila = importStarpuPlatform({ dir: DIR, host: 'attila' });
+  test('attila (a PCI tree of shared links) and hannibal (3 Quadro FX5800) import and simulate', async () => {
+    const attila = await importStarpuPlatform({ dir: DIR, host: 'attila' });
     const a = compilePlatform(attila.platform, 'attila');
     assert.deepEqual(
       [a.workers.filter((w) => w.kind === 'cpu').length, a.workers.filter((w) => w.kind === 'gpu').length],
@@ -129,7 +129,7 @@ describe('locus platform import starpu', () => {
         '4 routes cross a shared link twice (CUDA0 -> CUDA2, ...): counted once per route',
       ),
     );
-    const hannibal = importStarpuPlatform({ dir: DIR, host: 'hannibal' });
+    const hannibal = await importStarpuPlatform({ dir: DIR, host: 'hannibal' });
     const h = compilePlatform(hannibal.platform, 'hannibal');
     assert.deepEqual(
       [h.workers.filter((w) => w.kind === 'cpu').length, h.workers.filter((w) => w.kind === 'gpu').length],
@@ -146,7 +146,7 @@ describe('locus platform import starpu', () => {
     }
   });
 
-  test("a model whose coefficient count comes before the non-linear figures parses (StarPU's idgraf files)", () => {
+  test("a model whose coefficient count comes before the non-linear figures parses (StarPU's idgraf files)", async () => {
     const file = join(DIR, 'codelets', '45', 'starpu_dlu_lu_model_gemm.idgraf');
     const m = parsePerfmodel(readFileSync(file, 'utf8'), file);
     assert.equal(m.version, 45);
@@ -161,7 +161,7 @@ describe('locus platform import starpu', () => {
     );
   });
 
-  test('a malformed model is one line naming the file and the line', () => {
+  test('a malformed model is one line naming the file and the line', async () => {
     const text = readFileSync(join(DIR, 'codelets', '45', 'chol_model_potrf.sirocco'), 'utf8').replace(
       /^(25ebb669\s+\S+).*$/m,
       '$1 oops',
@@ -180,7 +180,7 @@ describe('locus platform import starpu', () => {
     );
   });
 
-  test('the command writes the file, says what it left out, and refuses bad input in one line (exit 2)', () => {
+  test('the command writes the file, says what it left out, and refuses bad input in one line (exit 2)', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'locus-import-')), 'sirocco.json');
     const run = (...args: string[]) =>
       spawnSync(process.execPath, ['bin/locus.mjs', 'platform', 'import', ...args], {
@@ -204,7 +204,7 @@ describe('locus platform import starpu', () => {
     assert.equal(ok.status, 0, ok.stderr);
     assert.equal(ok.stdout, `wrote ${out} (2 workers, 3 memories)\n`);
     assert.equal(ok.stderr.trim().split('\n').length, 4);
-    assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')), sirocco().platform);
+    assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')), (await sirocco()).platform);
     const mapped = run(
       'starpu',
       DIR,
@@ -229,6 +229,26 @@ describe('locus platform import starpu', () => {
       assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
       assert.match(r.stderr, message);
     }
+    const hidden = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        './test/helpers/hide-plotting.mjs',
+        'bin/locus.mjs',
+        'platform',
+        'import',
+        'starpu',
+        DIR,
+        '--host',
+        'sirocco',
+      ],
+      { cwd: root, encoding: 'utf8' },
+    );
+    assert.equal(hidden.status, 2);
+    assert.equal(
+      hidden.stderr,
+      "locus: importing StarPU's machines needs the optional package fast-xml-parser: run `npm install fast-xml-parser`\n",
+    );
     const bad = mkdtempSync(join(tmpdir(), 'locus-import-bad-'));
     writeFileSync(join(bad, 'x'), '');
     const notDir = run('starpu', bad, '--host', 'sirocco');

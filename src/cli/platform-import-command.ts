@@ -44,7 +44,7 @@ export function registerPlatformImport(platformCmd: Command): void {
     .option('--name <name>', 'the platform name (default <host>-starpu)')
     .option('-o, --out <file>', 'write to this file instead of stdout')
     .action(
-      (
+      async (
         format: string,
         dir: string,
         o: {
@@ -62,7 +62,7 @@ export function registerPlatformImport(platformCmd: Command): void {
             'LOCUS_OPTION_INVALID',
             `platform import: format '${format}' is not known (use starpu)`,
           );
-        const r = importStarpuPlatform({
+        const r = await importStarpuPlatform({
           dir,
           host: o.host,
           ...(o.cpus !== undefined ? { cpus: o.cpus } : {}),

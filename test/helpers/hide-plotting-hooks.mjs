@@ -1,5 +1,6 @@
-// Module hooks of hide-plotting.mjs: resolving a plotting package fails as a missing one does.
-const HIDDEN = new Set(['vega', 'vega-lite', '@resvg/resvg-js']);
+// Module hooks of hide-plotting.mjs: resolving an optional package (the plotting ones, and
+// fast-xml-parser for StarPU imports) fails as a missing one does.
+const HIDDEN = new Set(['vega', 'vega-lite', '@resvg/resvg-js', 'fast-xml-parser']);
 
 export async function resolve(specifier, context, next) {
   if (HIDDEN.has(specifier)) {

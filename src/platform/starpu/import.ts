@@ -75,8 +75,11 @@ export interface StarpuImport {
 
 const MODEL_VERSION_DIR = '45';
 
-/** Reads `o.host` of the sampling directory `o.dir` into a platform file. */
-export function importStarpuPlatform(o: StarpuImportOptions): StarpuImport {
+/**
+ * Reads `o.host` of the sampling directory `o.dir` into a platform file (asynchronous: the XML
+ * parser is an optional package, loaded on first use).
+ */
+export async function importStarpuPlatform(o: StarpuImportOptions): Promise<StarpuImport> {
   const busFile = join(o.dir, 'bus', `${o.host}.platform.v4.xml`);
   if (!existsSync(busFile)) {
     const hosts = existsSync(join(o.dir, 'bus'))
@@ -89,7 +92,7 @@ export function importStarpuPlatform(o: StarpuImportOptions): StarpuImport {
       `${busFile} does not exist: ${hosts.length > 0 ? `hosts in ${o.dir}: ${hosts.join(', ')}` : `${o.dir} is not a StarPU sampling directory (it needs bus/<host>.platform.v4.xml)`}`,
     );
   }
-  const sg = parseSimgridPlatform(readFileSync(busFile, 'utf8'), busFile);
+  const sg = await parseSimgridPlatform(readFileSync(busFile, 'utf8'), busFile);
   const notes: string[] = [];
   const cpuHosts = sg.hosts.filter((h) => /^CPU\d+$/.test(h.id));
   const cudaHosts = sg.hosts.filter((h) => /^CUDA\d+$/.test(h.id));

@@ -4,10 +4,29 @@
  * their properties (a GPU's `memsize`, `model`, `memcpy_peer`), its links (bandwidth in B/s,
  * latency in s) and its routes (the links a copy from one memory to another crosses, in order:
  * the route's own link, then shared ones such as the `Host` PCI bus). Parsed with
- * fast-xml-parser; cost linear in the file.
+ * fast-xml-parser, an optional package loaded on first use (only this import needs it); cost
+ * linear in the file.
  */
-import { XMLParser } from 'fast-xml-parser';
 import { LocusError } from '../../core/types.ts';
+
+type XmlParserClass = typeof import('fast-xml-parser').XMLParser;
+let xmlParser: Promise<XmlParserClass> | undefined;
+
+/** Imports fast-xml-parser once; a one-line LocusError naming the install command if absent. */
+function loadXmlParser(): Promise<XmlParserClass> {
+  xmlParser ??= import('fast-xml-parser').then(
+    (m) => m.XMLParser,
+    (e: NodeJS.ErrnoException) => {
+      xmlParser = undefined;
+      if (e.code !== 'ERR_MODULE_NOT_FOUND') throw e;
+      throw new LocusError(
+        'LOCUS_OPTIONAL_PACKAGE_MISSING',
+        "importing StarPU's machines needs the optional package fast-xml-parser: run `npm install fast-xml-parser`",
+      );
+    },
+  );
+  return xmlParser;
+}
 
 /** A SimGrid host. */
 export interface SimgridHost {
@@ -55,7 +74,8 @@ function quantity(text: string, what: string, file: string): number {
 }
 
 /** Parses the XML text of a SimGrid platform (version 4); `file` names it in errors. */
-export function parseSimgridPlatform(text: string, file: string): SimgridPlatform {
+export async function parseSimgridPlatform(text: string, file: string): Promise<SimgridPlatform> {
+  const XMLParser = await loadXmlParser();
   const parser = new XMLParser({
     ignoreAttributes: false,
     attributeNamePrefix: '',
