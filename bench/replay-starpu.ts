@@ -1,12 +1,16 @@
 /**
  * `node --import tsx bench/replay-starpu.ts`: the StarPU runs recorded in
- * test/fixtures/starpu-rec replayed by `locus replay` with their recorded task durations on 2
- * CPU workers, under dmdar (the scheduler that recorded them) and eager: the replay's makespan
- * against the recorded one. Deterministic (the records are fixed).
+ * test/fixtures/starpu-rec replayed by `locus replay`: the CPU runs with their recorded task
+ * durations on 2 CPU workers, under dmdar (the scheduler that recorded them) and eager; StarPU's
+ * SimGrid runs on sirocco on the platform `locus platform import starpu` makes of the same
+ * sampling, under the scheduler that recorded each. The replay's makespan against the
+ * recorded one. Deterministic (the records are fixed).
  */
 import { fileURLToPath } from 'node:url';
 import { table } from '../src/cli/format.ts';
 import { resolvePlatform } from '../src/platform/presets.ts';
+import { compilePlatform } from '../src/platform/schema.ts';
+import { importStarpuPlatform } from '../src/platform/starpu/import.ts';
 import { replay } from '../src/replay/replay.ts';
 
 const platform = resolvePlatform('local', { cpus: 2 });
@@ -30,3 +34,29 @@ for (const name of ['cholesky-cpu2-dmdar', 'lu-cpu2-dmdar', 'sgemm-cpu2-dmdar'])
 }
 console.log('StarPU task records replayed with their recorded durations on 2 CPU workers');
 console.log(table(rows));
+
+const sampling = fileURLToPath(new URL('../test/fixtures/starpu-sampling', import.meta.url));
+const { platform: sirocco } = await importStarpuPlatform({
+  dir: sampling,
+  host: 'sirocco',
+  cpus: 0,
+  gpus: 2,
+  gpuMemory: 500 * 2 ** 20,
+});
+const sg = [['record (SimGrid, sirocco 2 GPUs, 500 MiB)', 'tasks', 'recorded (ms)', 'replay (ms)', 'ratio']];
+for (const sched of ['dmdar', 'eager']) {
+  const name = `cholesky-simgrid-sirocco-${sched}`;
+  const file = fileURLToPath(new URL(`../test/fixtures/starpu-rec/${name}.rec.gz`, import.meta.url));
+  const r = replay({ file, platform: compilePlatform(sirocco, 'sirocco'), scheduler: sched });
+  sg.push([
+    name,
+    String(r.report.tasks),
+    (r.recorded.makespanS * 1e3).toFixed(1),
+    (r.report.makespanS * 1e3).toFixed(1),
+    (r.report.makespanS / r.recorded.makespanS).toFixed(3),
+  ]);
+}
+console.log(
+  '\nStarPU SimGrid runs replayed on the imported sirocco under the same scheduler (platform durations)',
+);
+console.log(table(sg));

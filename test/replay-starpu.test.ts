@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { resolvePlatform } from '../src/platform/presets.ts';
+import { compilePlatform } from '../src/platform/schema.ts';
+import { importStarpuPlatform } from '../src/platform/starpu/import.ts';
 import { readTasksRec, replay } from '../src/replay/replay.ts';
 import { replayGraph } from '../src/replay/replay-graph.ts';
 import { parseTasksRec } from '../src/replay/tasks-rec.ts';
@@ -61,4 +63,26 @@ describe('replaying StarPU runs', () => {
       );
     });
   }
+
+  test("StarPU's SimGrid runs on sirocco, replayed on the imported sirocco under the same scheduler: within 5%", async () => {
+    const dir = fileURLToPath(new URL('./fixtures/starpu-sampling', import.meta.url));
+    const { platform: spec } = await importStarpuPlatform({
+      dir,
+      host: 'sirocco',
+      cpus: 0,
+      gpus: 2,
+      gpuMemory: 500 * 2 ** 20,
+    });
+    const platform = compilePlatform(spec, 'sirocco');
+    for (const sched of ['dmdar', 'eager']) {
+      const out = replay({
+        file: file(`cholesky-simgrid-sirocco-${sched}.rec.gz`),
+        platform,
+        scheduler: sched,
+      });
+      assert.equal(out.report.tasks, 220);
+      const ratio = out.report.makespanS / out.recorded.makespanS;
+      assert.ok(Math.abs(ratio - 1) < 0.05, `${sched}: replay / recorded = ${ratio}`);
+    }
+  });
 });
