@@ -3,7 +3,6 @@
  * `locus platform export` (write a platform file from the calibrated models, so that a
  * simulated run predicts a real one: StarPU's simulation mode replays calibrated models).
  */
-import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
@@ -15,6 +14,7 @@ import { resolvePlatform } from '../platform/presets.ts';
 import { isInterrupted } from './errors.ts';
 import { Interrupt } from './interrupt.ts';
 import { naturalInt, positiveInt, size } from './options.ts';
+import { writeOutOrStdout } from './output-files.ts';
 import { registerPlatformImport } from './platform-import-command.ts';
 
 interface MachineFlags {
@@ -129,19 +129,7 @@ export function registerCalibrateCommands(program: Command): void {
         backendOf(o.backend) === 'webgpu'
           ? (await import('../webgpu/calibrate.ts')).exportWebGpuPlatform(platform, ModelStore.defaultDir())
           : exportPlatform(platform, ModelStore.defaultDir(), o.tileSize);
-      if (o.out) {
-        try {
-          writeFileSync(o.out, json);
-        } catch (e) {
-          throw new LocusError(
-            'LOCUS_FILE_WRITE_FAILED',
-            `--out ${o.out}: cannot write: ${(e as Error).message}`,
-          );
-        }
-        process.stdout.write(`wrote ${o.out}\n`);
-      } else {
-        process.stdout.write(json);
-      }
+      if (writeOutOrStdout(o.out, json)) process.stdout.write(`wrote ${o.out}\n`);
     });
 }
 

@@ -77,3 +77,17 @@ export function noiseValue(value: string): number {
   }
   return n;
 }
+
+/** `SYMBOL=CODELET[,...]` (repeatable) as a map: StarPU model symbols to Locus codelet names. */
+export function codeletMapValue(
+  value: string,
+  previous: Record<string, string> = {},
+): Record<string, string> {
+  const out = { ...previous };
+  for (const pair of value.split(',')) {
+    const m = /^([A-Za-z0-9_.-]+)=([A-Za-z0-9_.-]+)$/.exec(pair.trim());
+    if (!m) throw new InvalidArgumentError(`'${pair}' is not SYMBOL=CODELET (e.g. chol_model_gemm=gemm)`);
+    out[m[1]!] = m[2]!;
+  }
+  return out;
+}

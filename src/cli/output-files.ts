@@ -1,4 +1,4 @@
-/** The output folder and files of `locus sweep` and its named figures, with one-line errors. */
+/** Output folders and files of the commands (`locus sweep`, `platform export`, ...), with one-line errors. */
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LocusError } from '../core/types.ts';
@@ -10,6 +10,23 @@ export function writeOutputFile(file: string, data: string | Buffer): void {
   } catch (e) {
     throw new LocusError('LOCUS_FILE_WRITE_FAILED', `cannot write ${file}: ${(e as Error).message}`);
   }
+}
+
+/**
+ * Writes `text` to the `--out` file when there is one (a LocusError naming the option when that
+ * fails) and returns true, else to stdout and returns false: the commands that print a file.
+ */
+export function writeOutOrStdout(out: string | undefined, text: string): boolean {
+  if (out === undefined) {
+    process.stdout.write(text);
+    return false;
+  }
+  try {
+    writeFileSync(out, text);
+  } catch (e) {
+    throw new LocusError('LOCUS_FILE_WRITE_FAILED', `--out ${out}: cannot write: ${(e as Error).message}`);
+  }
+  return true;
 }
 
 /**

@@ -3,22 +3,11 @@
  * machine of a StarPU sampling directory (src/platform/starpu/import.ts). The file goes to
  * stdout or FILE; what could not be mapped goes to stderr, one line each.
  */
-import { writeFileSync } from 'node:fs';
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { LocusError } from '../core/types.ts';
 import { importStarpuPlatform } from '../platform/starpu/import.ts';
-import { naturalInt, size } from './options.ts';
-
-/** `a=b,c=d` as a symbol -> codelet map. */
-function codeletMap(value: string, previous: Record<string, string> = {}): Record<string, string> {
-  const out = { ...previous };
-  for (const pair of value.split(',')) {
-    const m = /^([A-Za-z0-9_.-]+)=([A-Za-z0-9_.-]+)$/.exec(pair.trim());
-    if (!m) throw new InvalidArgumentError(`'${pair}' is not SYMBOL=CODELET (e.g. chol_model_gemm=gemm)`);
-    out[m[1]!] = m[2]!;
-  }
-  return out;
-}
+import { codeletMapValue, naturalInt, size } from './options.ts';
+import { writeOutOrStdout } from './output-files.ts';
 
 /** Adds `import` under the `platform` command. */
 export function registerPlatformImport(platformCmd: Command): void {
@@ -39,7 +28,7 @@ export function registerPlatformImport(platformCmd: Command): void {
     .option(
       '--codelet-map <pairs>',
       'more StarPU model symbols to map: SYMBOL=CODELET[,...] (repeatable)',
-      codeletMap,
+      codeletMapValue,
     )
     .option('--name <name>', 'the platform name (default <host>-starpu)')
     .option('-o, --out <file>', 'write to this file instead of stdout')
@@ -73,21 +62,10 @@ export function registerPlatformImport(platformCmd: Command): void {
         });
         const json = `${JSON.stringify(r.platform, null, 2)}\n`;
         for (const n of r.notes) process.stderr.write(`locus: ${n}\n`);
-        if (o.out) {
-          try {
-            writeFileSync(o.out, json);
-          } catch (e) {
-            throw new LocusError(
-              'LOCUS_FILE_WRITE_FAILED',
-              `--out ${o.out}: cannot write: ${(e as Error).message}`,
-            );
-          }
+        if (writeOutOrStdout(o.out, json))
           process.stdout.write(
             `wrote ${o.out} (${r.platform.workers.length} workers, ${r.platform.memoryNodes.length} memories)\n`,
           );
-        } else {
-          process.stdout.write(json);
-        }
       },
     );
 }

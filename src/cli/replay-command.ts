@@ -3,24 +3,13 @@
  * a StarPU task record under a Locus policy (src/replay/replay.ts) and prints the replay's
  * report beside the recorded run (makespan, tasks and busy time per worker), or one JSON object.
  */
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { LocusError } from '../core/types.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { formatDuration } from '../platform/units.ts';
 import { replay } from '../replay/replay.ts';
 import { formatReport, table } from './format.ts';
-import { naturalInt, seedValue, size } from './options.ts';
-
-/** `a=b,c=d` as a symbol -> codelet map. */
-function codeletMap(value: string, previous: Record<string, string> = {}): Record<string, string> {
-  const out = { ...previous };
-  for (const pair of value.split(',')) {
-    const m = /^([A-Za-z0-9_.-]+)=([A-Za-z0-9_.-]+)$/.exec(pair.trim());
-    if (!m) throw new InvalidArgumentError(`'${pair}' is not SYMBOL=CODELET (e.g. chol_model_gemm=gemm)`);
-    out[m[1]!] = m[2]!;
-  }
-  return out;
-}
+import { codeletMapValue, naturalInt, seedValue, size } from './options.ts';
 
 const seconds = (s: number) => (Number.isFinite(s) ? formatDuration(s) : 'not recorded');
 
@@ -48,7 +37,7 @@ export function registerReplayCommand(program: Command, name: string, summary: s
     .option(
       '--codelet-map <pairs>',
       'StarPU model symbols to Locus codelets: SYMBOL=CODELET[,...]',
-      codeletMap,
+      codeletMapValue,
     )
     .option('--seed <n>', 'seed of the policies', seedValue)
     .option('--json', 'print one JSON object: the replay report, the recorded run, the notes')
