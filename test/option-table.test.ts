@@ -64,6 +64,14 @@ const VALUES: { [K in keyof RunOptions]?: RunOptions[K] } = {
   darts3inputs: true,
   dartsOpti: true,
   targetClean: 50,
+  pattern: 'stencil_1d',
+  width: 3,
+  steps: 3,
+  kernel: 'compute_bound',
+  radix: 3,
+  period: 1,
+  outputBytes: 16,
+  imbalance: 0.5,
 };
 
 /** The workload that reads a size option (the others run cholesky). */
@@ -75,6 +83,14 @@ const WORKLOAD_OF: { [K in keyof RunOptions]?: string } = {
   data: 'random',
   degree: 'random',
   shared: 'random',
+  pattern: 'taskbench',
+  width: 'taskbench',
+  steps: 'taskbench',
+  kernel: 'taskbench',
+  radix: 'taskbench',
+  period: 'taskbench',
+  outputBytes: 'taskbench',
+  imbalance: 'taskbench',
 };
 
 /** What each option needs beside it to be read (the table's `needs`, spelled out here). */
@@ -82,6 +98,7 @@ const COMPANIONS: { [K in keyof RunOptions]?: Partial<RunOptions> } = {
   cacheLines: { runtime: 'v3', sched: 'static' },
   wakeLatency: { idle: 'ea1' },
   targetClean: { minClean: 20 },
+  period: { pattern: 'spread' },
 };
 
 /**
@@ -105,6 +122,7 @@ function optionsWith(
     progress: false,
     json: true,
     ...(workload === 'random' ? { tiles: undefined, tasks: 12, data: 6 } : {}),
+    ...(workload === 'taskbench' ? { tiles: undefined } : {}),
     ...(alone ? {} : COMPANIONS[key]),
     [key]: VALUES[key],
     ...extra,

@@ -6,9 +6,12 @@
  * shapes Task Bench refuses are refused in one line.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { LocusError } from '../src/core/types.ts';
+import { generateWorkload } from '../src/workloads/index.ts';
 import {
   checkShape,
   offsetAt,
@@ -110,5 +113,89 @@ describe("Task Bench's patterns", () => {
       () => checkShape({ ...base, pattern: 'random_nearest', period: 0 }),
       (e: unknown) => e instanceof LocusError && /needs a period/.test(e.message),
     );
+  });
+
+  test("the taskbench workload's inferred dependencies are Task Bench's, for every pattern", () => {
+    for (const c of fixture()) {
+      const w = generateWorkload('taskbench', {
+        pattern: c.pattern,
+        steps: c.steps,
+        width: c.width,
+        ...(c.pattern === 'spread' ? { period: c.period } : {}),
+      });
+      const g = w.graph;
+      const id = new Map<string, string>();
+      for (let t = 0; t < g.taskCount; t++)
+        id.set(String(t), /^TB\((\d+),(\d+)\)$/.exec(g.taskNames[t]!)!.slice(1).join(' '));
+      const deps = new Map<string, number[]>();
+      for (let t = 0; t < g.taskCount; t++)
+        deps.set(
+          id.get(String(t))!,
+          g
+            .predecessors(t)
+            .map((p) => Number(id.get(String(p))!.split(' ')[1]))
+            .sort((a, b) => a - b),
+        );
+      assert.deepEqual(deps, c.deps, `${c.pattern} ${c.steps} x ${c.width}`);
+    }
+  });
+
+  test("kernels' flops are Task Bench's; options other workloads read are refused", () => {
+    const w = generateWorkload('taskbench', {
+      pattern: 'stencil_1d',
+      width: 4,
+      steps: 3,
+      kernel: 'compute_bound',
+      iterations: 1000,
+    });
+    assert.equal(w.graph.taskCount, 12);
+    assert.equal(w.totalFlops, 12 * (2 * 64 * 1000 + 64));
+    const imb = generateWorkload('taskbench', {
+      width: 8,
+      steps: 8,
+      kernel: 'load_imbalance',
+      iterations: 1000,
+      imbalance: 1,
+    });
+    const f = Array.from({ length: 64 }, (_, t) => imb.graph.taskFlops.data[t]!);
+    assert.ok(
+      Math.min(...f) < 2 * 64 * 900 && Math.max(...f) > 2 * 64 * 1100,
+      'iterations spread over +-50%',
+    );
+    assert.ok(f.every((x) => (x - 64) % 128 === 0));
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, ['bin/locus.mjs', 'run', ...args], { cwd: root, encoding: 'utf8' });
+    const ok = run(
+      '-w',
+      'taskbench',
+      '--pattern',
+      'fft',
+      '--width',
+      '8',
+      '--steps',
+      '4',
+      '--kernel',
+      'compute_bound',
+      '--iterations',
+      '100',
+      '--json',
+    );
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.equal((JSON.parse(ok.stdout) as { tasks: number }).tasks, 32);
+    for (const [args, message] of [
+      [['-w', 'taskbench', '--tiles', '3'], /--tiles does not apply to taskbench/],
+      [['-w', 'cholesky', '--pattern', 'fft'], /--pattern does not apply to cholesky/],
+      [['-w', 'taskbench', '--pattern', 'star'], /pattern must be one of trivial, /],
+      [
+        ['-w', 'taskbench', '--pattern', 'spread', '--width', '4', '--period', '3'],
+        /at most ceil\(width \/ radix\) = 2/,
+      ],
+    ] as const) {
+      const r = run(...args);
+      assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.match(r.stderr, message);
+    }
   });
 });

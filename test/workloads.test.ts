@@ -537,6 +537,7 @@ describe('registry and parameter validation', () => {
       'stencil',
       'jacobi',
       'random',
+      'taskbench',
     ]);
     const allowed = new Set([
       'gemm',
@@ -549,6 +550,7 @@ describe('registry and parameter validation', () => {
       'halo',
       'jacobi',
       'random',
+      'taskbench_empty',
     ]);
     for (const [name, gen] of Object.entries(WORKLOADS)) {
       assert.equal(gen.name, name);
@@ -559,6 +561,7 @@ describe('registry and parameter validation', () => {
         iterations: 2,
         tasks: 10,
         data: 5,
+        pattern: 'stencil_1d',
       });
       assert.equal(w.name, name);
       assert.ok(w.graph.taskCount > 0);
@@ -578,7 +581,7 @@ describe('registry and parameter validation', () => {
   test('unknown workload', () => {
     throwsLocus(
       () => generateWorkload('qr', {}),
-      "unknown workload 'qr': use one of matmul2d, gemm, cholesky, lu, lupp, stencil, jacobi, random",
+      "unknown workload 'qr': use one of matmul2d, gemm, cholesky, lu, lupp, stencil, jacobi, random, taskbench",
     );
     throwsLocus(() => generateWorkload('toString', {}), /unknown workload 'toString'/);
   });

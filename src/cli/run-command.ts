@@ -29,6 +29,17 @@ const WORKLOAD_OPTIONS: Record<string, readonly (keyof RunOptions)[]> = {
   stencil: ['tiles', 'tileSize', 'inner', 'precision', 'iterations'],
   jacobi: ['tiles', 'tileSize', 'precision', 'iterations'],
   random: ['tasks', 'data', 'degree', 'shared', 'tileSize', 'precision'],
+  taskbench: [
+    'pattern',
+    'width',
+    'steps',
+    'kernel',
+    'iterations',
+    'radix',
+    'period',
+    'outputBytes',
+    'imbalance',
+  ],
 };
 
 const FLAG: Partial<Record<keyof RunOptions, string>> = {
@@ -43,6 +54,14 @@ const FLAG: Partial<Record<keyof RunOptions, string>> = {
   degree: '--degree',
   shared: '--shared',
   order: '--order',
+  pattern: '--pattern',
+  width: '--width',
+  steps: '--steps',
+  kernel: '--kernel',
+  radix: '--radix',
+  period: '--period',
+  outputBytes: '--output-bytes',
+  imbalance: '--imbalance',
 };
 
 /** Rejects size options the chosen workload does not read. */
@@ -71,6 +90,14 @@ export interface RunOptions extends SimulationFlags {
   data?: number;
   degree?: number;
   shared?: number;
+  pattern?: string;
+  width?: number;
+  steps?: number;
+  kernel?: string;
+  radix?: number;
+  period?: number;
+  outputBytes?: number;
+  imbalance?: number;
   keepOutputs?: boolean;
   /** false with --no-hints: the workload gives no wontUse hints. */
   hints?: boolean;

@@ -43,11 +43,23 @@ export function registerRunCommand(cmd: Command): void {
     .option('--tile-size <n>', 'tile edge in elements', positiveInt)
     .option('--inner <n>', 'inner dimension of matmul2d blocks (stencil: grid depth)', positiveInt)
     .option('--precision <p>', 'single or double')
-    .option('--iterations <n>', 'iterations (stencil)', positiveInt)
+    .option('--iterations <n>', 'iterations (stencil, jacobi; taskbench: kernel iterations)', naturalInt)
     .option('--tasks <n>', 'task count (random)', positiveInt)
     .option('--data <n>', 'data count (random)', positiveInt)
     .option('--degree <n>', 'inputs per task (random)', positiveInt)
     .option('--shared <n>', 'data every task also reads (random; default 0)', naturalInt)
+    .option('--pattern <name>', "taskbench: Task Bench's dependence pattern (trivial, stencil_1d, fft, ...)")
+    .option('--width <n>', 'taskbench: points per timestep', positiveInt)
+    .option('--steps <n>', 'taskbench: timesteps', positiveInt)
+    .option('--kernel <name>', 'taskbench: empty, busy_wait, compute_bound, memory_bound or load_imbalance')
+    .option(
+      '--radix <n>',
+      'taskbench: dependencies per point of nearest, spread, random_nearest (default 3)',
+      naturalInt,
+    )
+    .option('--period <n>', 'taskbench: dependence sets of spread and random_nearest (default 3)', naturalInt)
+    .option('--output-bytes <n>', "taskbench: bytes of each task's output (default 16)", positiveInt)
+    .option('--imbalance <x>', "taskbench: spread of load_imbalance's iterations (default 0)", parseFloat)
     .option('--keep-outputs', "write matmul2d's C blocks back instead of discarding them")
     .option('--no-hints', "no wontUse hints (cholesky's finished tiles, matmul2d's kept C blocks)")
     .option(

@@ -10,6 +10,7 @@ import { luppGenerator } from './lupp.ts';
 import { matmul2dGenerator } from './matmul2d.ts';
 import { randomGenerator } from './random.ts';
 import { stencilGenerator } from './stencil.ts';
+import { taskbenchGenerator } from './taskbench/workload.ts';
 import type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
 
 export type { Workload, WorkloadGenerator, WorkloadParams } from './types.ts';
@@ -24,6 +25,7 @@ export const WORKLOADS: Record<string, WorkloadGenerator> = {
   stencil: stencilGenerator,
   jacobi: jacobiGenerator,
   random: randomGenerator,
+  taskbench: taskbenchGenerator,
 };
 
 /** Builds the named workload; throws a LocusError for an unknown name or bad parameters. */

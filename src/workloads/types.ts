@@ -19,6 +19,22 @@ export interface WorkloadParams {
   iterations?: number;
   /** Seed of randomly generated workloads. */
   seed?: number;
+  /** Task Bench: the dependence pattern (trivial, stencil_1d, fft, ...; src/workloads/taskbench). */
+  pattern?: string;
+  /** Task Bench: points per timestep at most. */
+  width?: number;
+  /** Task Bench: timesteps. */
+  steps?: number;
+  /** Task Bench: the kernel (empty, busy_wait, compute_bound, memory_bound, load_imbalance). */
+  kernel?: string;
+  /** Task Bench: dependencies per point of nearest, spread and random_nearest (default 3). */
+  radix?: number;
+  /** Task Bench: dependence sets of spread and random_nearest (default 3). */
+  period?: number;
+  /** Task Bench: bytes of each task's output (default 16). */
+  outputBytes?: number;
+  /** Task Bench: spread of load_imbalance's iterations around `iterations` (default 0). */
+  imbalance?: number;
   /** Seed of the initial values of the data of a run that computes (default 1). */
   dataSeed?: number;
   /** Number of tasks of the random workload. */

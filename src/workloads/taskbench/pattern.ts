@@ -99,8 +99,8 @@ export function dependenceSetAt(s: TaskBenchShape, t: number): number {
 
 const KEY = Uint8Array.from({ length: 16 }, (_, i) => (i < 15 ? i + 1 : 0));
 
-/** Task Bench's random_uniform over five int64 values: SipHash-2-4 / 2^64. */
-function uniform(values: readonly number[]): number {
+/** Task Bench's random_uniform over int64 values: SipHash-2-4 of their bytes / 2^64. */
+export function uniform(values: readonly number[]): number {
   const bytes = new Uint8Array(8 * values.length);
   const view = new DataView(bytes.buffer);
   for (let i = 0; i < values.length; i++) view.setBigInt64(8 * i, BigInt(values[i]!), true);
