@@ -279,6 +279,32 @@ const MAIN_GRAPHS: [string, WorkloadParams, GraphFingerprint][] = [
       sha256: 'b42b9a7fc528eede051b232ba4048c08a39e706b0500ceecf1b7262c8b988a5b',
     },
   ],
+  [
+    'taskbench',
+    { pattern: 'fft', width: 8, steps: 6, kernel: 'load_imbalance', iterations: 100, imbalance: 0.5 },
+    {
+      tasks: 48,
+      handles: 48,
+      edges: 100,
+      accesses: 148,
+      bytes: 768,
+      flops: 629120,
+      sha256: '028a97d4ff3772dffa5d8a87eda4d6cf2f7626b6e577eeb04445d5c1a75c5b59',
+    },
+  ],
+  [
+    'taskbench',
+    { pattern: 'random_nearest', width: 7, steps: 5 },
+    {
+      tasks: 35,
+      handles: 35,
+      edges: 39,
+      accesses: 74,
+      bytes: 560,
+      flops: 0,
+      sha256: '37f6f386ec859799400bdf5284494bad64c18e0dbf3794645f8ed6541ba1d788',
+    },
+  ],
 ];
 
 describe('simulated graphs are unchanged', () => {
