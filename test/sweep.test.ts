@@ -678,6 +678,44 @@ describe('interrupted sweeps', () => {
     assert.equal(readFileSync(join(out, 'summary.csv'), 'utf8').split('\n').length, 16 * 2 + 2);
   });
 
+  test('locus sweep: SIGTERM stops it as Ctrl-C does, saying so, with exit code 143', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'locus-sigterm-'));
+    const out = join(dir, 'a');
+    const child = spawn(
+      process.execPath,
+      [
+        'bin/locus.mjs',
+        'sweep',
+        '-w',
+        'matmul2d',
+        '--sizes',
+        '10:40:2',
+        '--sched',
+        'eager,random',
+        '--no-plots',
+        '--out',
+        out,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let err = '';
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const runs = join(out, 'runs.csv');
+    for (let i = 0; i < 6000; i++) {
+      if (existsSync(runs) && readFileSync(runs, 'utf8').split('\n').length > 3) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    child.kill('SIGTERM');
+    assert.equal(await exited, 143, err);
+    assert.match(
+      err,
+      /^locus: sweep terminated \(SIGTERM\) after \d+ of 32 runs .*resume with: locus sweep .*--resume\n$/,
+    );
+  });
+
   test('locus sweep --resume refuses the runs of another sweep in one line', () => {
     const dir = mkdtempSync(join(tmpdir(), 'locus-resume-'));
     assert.equal(locus('sweep', '-w', 'matmul2d', '--sizes', '4', '--out', dir, '--no-plots').code, 0);

@@ -31,6 +31,7 @@ import { naturalInt, noiseValue, positiveInt, seedValue, size } from './options.
 /** Parses --noise (defined with the other option parsers). */
 export { noiseValue };
 
+import { Interrupt } from './interrupt.ts';
 import { makeOutputFolder, writeOutputFile } from './output-files.ts';
 import { addSimulationOptions, type SimulationFlags, schedulerOptionsFrom } from './sim-options.ts';
 import { checkEarlierSweep } from './sweep-folder.ts';
@@ -286,14 +287,13 @@ export async function sweepCommand(o: SweepOptions): Promise<void> {
         })
       : undefined;
   let started = false;
-  const abort = new AbortController();
-  const onSigint = () => abort.abort();
-  process.on('SIGINT', onSigint);
+  // Ctrl-C or SIGTERM: the finished runs are kept and the line says how to resume.
+  const interrupt = new Interrupt();
   let result: SweepResult;
   try {
     result = await runSweepAsync(spec, {
       done,
-      signal: abort.signal,
+      signal: interrupt.signal,
       onRow: (row) => {
         writer.append(row);
         finished++;
@@ -313,9 +313,9 @@ export async function sweepCommand(o: SweepOptions): Promise<void> {
     const kept = `${finished} finished run${finished === 1 ? '' : 's'} kept in ${runsFile}`;
     if (e instanceof SweepInterrupted) {
       process.stderr.write(
-        `locus: sweep interrupted after ${finished} of ${e.total} runs (${kept}); resume with: ${resumeCommand()}\n`,
+        `locus: sweep ${interrupt.verb} after ${finished} of ${e.total} runs (${kept}); resume with: ${resumeCommand()}\n`,
       );
-      process.exitCode = 130;
+      process.exitCode = interrupt.exitCode;
       return;
     }
     if (finished > 0 && finished > done.length) {
@@ -325,7 +325,7 @@ export async function sweepCommand(o: SweepOptions): Promise<void> {
     }
     throw e;
   } finally {
-    process.off('SIGINT', onSigint);
+    interrupt.dispose();
   }
   bar?.stop();
   writer.close();
