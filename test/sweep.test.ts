@@ -62,6 +62,29 @@ function oneLine(fn: () => unknown, re: RegExp): void {
   });
 }
 
+/**
+ * Starts `locus ARGS` (a sweep writing `runs`), waits for a few of its runs to end (the grids
+ * here have 32), sends `signal`, and resolves with its exit code and stderr.
+ */
+async function stopSweep(
+  args: string[],
+  runs: string,
+  signal: NodeJS.Signals,
+): Promise<{ code: number | null; err: string }> {
+  const child = spawn(process.execPath, ['bin/locus.mjs', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d) => {
+    err += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  for (let i = 0; i < 6000; i++) {
+    if (existsSync(runs) && readFileSync(runs, 'utf8').split('\n').length > 3) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  child.kill(signal);
+  return { code: await exited, err };
+}
+
 describe('parsePolicySpec', () => {
   test('a scheduler name, or scheduler+eviction', () => {
     assert.deepEqual(parsePolicySpec('eager'), { scheduler: 'eager', label: 'eager' });
@@ -645,22 +668,8 @@ describe('interrupted sweeps', () => {
     const dir = mkdtempSync(join(tmpdir(), 'locus-sigint-'));
     const args = ['sweep', '-w', 'matmul2d', '--sizes', '10:40:2', '--sched', 'eager,random', '--no-plots'];
     const out = join(dir, 'a');
-    const child = spawn(process.execPath, ['bin/locus.mjs', ...args, '--out', out], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let err = '';
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const runs = join(out, 'runs.csv');
-    // Wait for a few runs to end, then interrupt (the grid has 32 runs).
-    for (let i = 0; i < 6000; i++) {
-      if (existsSync(runs) && readFileSync(runs, 'utf8').split('\n').length > 3) break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    child.kill('SIGINT');
-    const code = await exited;
+    const { code, err } = await stopSweep([...args, '--out', out], runs, 'SIGINT');
     assert.equal(code, 130, err);
     const m = /sweep interrupted after (\d+) of 32 runs .*resume with: locus sweep .*--resume\n$/.exec(err);
     assert.ok(m, err);
@@ -679,37 +688,21 @@ describe('interrupted sweeps', () => {
   });
 
   test('locus sweep: SIGTERM stops it as Ctrl-C does, saying so, with exit code 143', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'locus-sigterm-'));
-    const out = join(dir, 'a');
-    const child = spawn(
-      process.execPath,
-      [
-        'bin/locus.mjs',
-        'sweep',
-        '-w',
-        'matmul2d',
-        '--sizes',
-        '10:40:2',
-        '--sched',
-        'eager,random',
-        '--no-plots',
-        '--out',
-        out,
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let err = '';
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const runs = join(out, 'runs.csv');
-    for (let i = 0; i < 6000; i++) {
-      if (existsSync(runs) && readFileSync(runs, 'utf8').split('\n').length > 3) break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    child.kill('SIGTERM');
-    assert.equal(await exited, 143, err);
+    const out = join(mkdtempSync(join(tmpdir(), 'locus-sigterm-')), 'a');
+    const args = [
+      'sweep',
+      '-w',
+      'matmul2d',
+      '--sizes',
+      '10:40:2',
+      '--sched',
+      'eager,random',
+      '--no-plots',
+      '--out',
+      out,
+    ];
+    const { code, err } = await stopSweep(args, join(out, 'runs.csv'), 'SIGTERM');
+    assert.equal(code, 143, err);
     assert.match(
       err,
       /^locus: sweep terminated \(SIGTERM\) after \d+ of 32 runs .*resume with: locus sweep .*--resume\n$/,
