@@ -174,6 +174,35 @@ describe('runtime API: dynamic submission (issue 10)', { timeout: 120_000 }, () 
     }
   });
 
+  test('an array on a whole SharedArrayBuffer is used in place, registered once', async () => {
+    const rt = await Runtime.create({ cpus: 1, gpus: 1, gpuMemory: 1 << 20, scheduler: 'eager' });
+    try {
+      const inc = rt.codelet({ name: 'inc', kernel: { module: KERNELS, export: 'inc' }, kinds: ['gpu'] });
+      const a = new Float64Array(new SharedArrayBuffer(1024 * 8)).fill(5);
+      const x = rt.data(a, { name: 'x' });
+      assert.equal(rt.read(x).buffer, a.buffer, 'the home copy is the array itself');
+      assert.throws(
+        () => rt.data(a),
+        (e: Error) => /already registered in place as x: register it once/.test(e.message),
+      );
+      // A view of part of a shared buffer is copied as before.
+      const whole = new Float64Array(new SharedArrayBuffer(2048 * 8));
+      const part = rt.data(whole.subarray(1024), { name: 'part' });
+      assert.notEqual(rt.read(part).buffer, whole.buffer);
+      rt.submit(inc, [[x, 'RW']]);
+      rt.submit(inc, [[x, 'RW']]);
+      await rt.wait();
+      assert.equal(a[0], 5, 'the device copy is not home before sync');
+      await rt.sync();
+      assert.ok(a.every((v) => v === 7));
+      await rt.unregister(x);
+      const again = rt.data(a, { name: 'again' });
+      assert.equal(rt.read(again).buffer, a.buffer, 'once unregistered, the array registers in place again');
+    } finally {
+      await rt.close();
+    }
+  });
+
   test('data stay on the device between waits, come home on sync', async () => {
     const rt = await Runtime.create({ cpus: 0, gpus: 1, gpuMemory: 1 << 20, scheduler: 'eager' });
     try {

@@ -25,11 +25,43 @@ export class BufferStore {
   private nodes = 1;
   private homeNode = 0;
   private readonly pools = new Map<string, number[]>();
+  /** Shared buffers registered in place, and the handle of each. */
+  private readonly adopted = new WeakMap<SharedArrayBuffer, number>();
 
-  /** Registers a handle of `elements` elements of dtype `dtype`, optionally with its content. */
+  /** The handle registered in place on `array`'s buffer, if any. */
+  holderOf(array: { buffer: ArrayBufferLike }): number | undefined {
+    return array.buffer instanceof SharedArrayBuffer ? this.adopted.get(array.buffer) : undefined;
+  }
+
+  /** Ends handle h's hold on a buffer registered in place (unregistered: it may come again). */
+  forget(h: number): void {
+    const b = this.buffers[this.home[h]!]!;
+    if (this.adopted.get(b) === h) this.adopted.delete(b);
+  }
+
+  /** Whether handle h's home replica is the registered array's own memory. */
+  inPlace(h: number, array: { buffer: ArrayBufferLike }): boolean {
+    return this.buffers[this.home[h]!] === array.buffer;
+  }
+
+  /**
+   * Registers a handle of `elements` elements of dtype `dtype`, optionally with its content.
+   * An `init` that views a whole SharedArrayBuffer of exactly that size becomes the home
+   * replica itself (no copy: StarPU registers the application's pointer so; the caller
+   * refuses a buffer already registered, see `holderOf`); any other content is copied into a
+   * new buffer.
+   */
   addHandle(dtype: number, elements: number, init?: ArrayLike<number>): number {
-    const id = this.create(dtype, elements * DTYPE_BYTES[dtype as 0]!);
-    if (init) (this.view(id) as unknown as { set(a: ArrayLike<number>): void }).set(init);
+    const bytes = elements * DTYPE_BYTES[dtype as 0]!;
+    const shared = sharedWhole(init, bytes);
+    let id: number;
+    if (shared !== undefined && !this.adopted.has(shared)) {
+      this.adopted.set(shared, this.home.length);
+      id = this.push(dtype, shared);
+    } else {
+      id = this.create(dtype, bytes);
+      if (init) (this.view(id) as unknown as { set(a: ArrayLike<number>): void }).set(init);
+    }
     this.home.push(id);
     this.handleDtype.push(dtype);
     return this.home.length - 1;
@@ -120,10 +152,25 @@ export class BufferStore {
   }
 
   private create(dtype: number, bytes: number): number {
-    const b = new SharedArrayBuffer(bytes);
+    return this.push(dtype, new SharedArrayBuffer(bytes));
+  }
+
+  private push(dtype: number, b: SharedArrayBuffer): number {
     this.buffers.push(b);
     this.dtypes.push(dtype);
     this.bytes.push(new Uint8Array(b));
     return this.buffers.length - 1;
   }
+}
+
+/** The SharedArrayBuffer that `init` views whole, when it is a typed array of `bytes` bytes on one. */
+function sharedWhole(init: ArrayLike<number> | undefined, bytes: number): SharedArrayBuffer | undefined {
+  if (init === undefined || !ArrayBuffer.isView(init)) return undefined;
+  const b = init.buffer;
+  return b instanceof SharedArrayBuffer &&
+    init.byteOffset === 0 &&
+    init.byteLength === bytes &&
+    b.byteLength === bytes
+    ? b
+    : undefined;
 }

@@ -33,16 +33,25 @@ const MODE_NAMES: Record<number, Mode> = { [AccessMode.R]: 'R', [AccessMode.W]: 
 /**
  * An array of `spec`'s type and length holding its initial values when it has some and
  * `values` is set (zeros otherwise): the array itself when init() returns one of that type
- * and length, else a copy.
+ * and length, else a copy. With `shared`, the array is on a SharedArrayBuffer of its own, so
+ * that a Runtime registers it in place (zeros then cost nothing until written).
  */
-export function initialArray(spec: DataSpec, values = true): DataArray {
+export function initialArray(spec: DataSpec, values = true, shared = false): DataArray {
   const make = ARRAYS[spec.type];
   const init = values ? spec.init?.() : undefined;
-  if (init === undefined) return new make(spec.length);
-  if (init instanceof make && init.length === spec.length) return init;
-  if (init.length !== spec.length) {
+  if (init !== undefined && init.length !== spec.length) {
     throw new RangeError(`datum ${spec.name}: ${init.length} initial values for ${spec.length} elements`);
   }
+  if (shared) {
+    // (The constructors' types take a SharedArrayBuffer only one by one: the union needs the cast.)
+    const array = new make(
+      new SharedArrayBuffer(spec.length * make.BYTES_PER_ELEMENT) as unknown as ArrayBuffer,
+    );
+    if (init !== undefined) array.set(init);
+    return array;
+  }
+  if (init === undefined) return new make(spec.length);
+  if (init instanceof make) return init;
   return make.from(init);
 }
 
@@ -77,7 +86,7 @@ export class RuntimeSubmitter implements Submitter {
 
   /** Registers the datum's array (its initial values when the runtime computes, else zeros). */
   data(spec: DataSpec): number {
-    const array = initialArray(spec, this.computes);
+    const array = initialArray(spec, this.computes, true);
     this.handles.push(this.rt.data(array, { name: spec.name, discard: spec.discard }));
     this.names.push(spec.name);
     return this.arrays.push(array) - 1;

@@ -271,10 +271,19 @@ export class Runtime {
   /**
    * Registers `array`: tasks then read and write a runtime copy, whose content goes back into
    * `array` when the application acquires and releases it, calls sync() or unregister(), and
-   * at close().
+   * at close(). An array that views a whole SharedArrayBuffer is used in place instead (no
+   * copy; a second registration while the first holds is refused): it is then the home copy
+   * itself, and holds the results at those same points (in between, it may hold a mix of old
+   * and new values).
    */
   data(array: DataArray, options: DataOptions = {}): Data {
     const dtype = dtypeOf(array);
+    const holder = this.store.holderOf(array);
+    if (holder !== undefined && this.names[holder] !== undefined)
+      throw new LocusError(
+        'LOCUS_DATA_INVALID',
+        `data(): this array's SharedArrayBuffer is already registered in place as ${this.names[holder]}: register it once (or unregister ${this.names[holder]} first)`,
+      );
     const id = this.addHandle(dtype, array.length, array, options.name, options.discard);
     this.mirrorOf[id] = { handle: id, target: array };
     return this.describe(id);
@@ -502,7 +511,9 @@ export class Runtime {
       phase: options.phase,
     });
     this.recordPayload(this.codelets[codelet.id]!.kernel, args, limit);
-    for (const [h, m] of list) if (m & AccessMode.W) this.written.add(h);
+    // A discarded datum's task writes never come home (DataOptions.discard): nothing to copy back.
+    const discard = this.graph.handleDiscard.data;
+    for (const [h, m] of list) if (m & AccessMode.W && discard[h] === 0) this.written.add(h);
     if (options.onDone) this.callbacks[id] = options.onDone;
     this.schedulePump();
     return new Task(id, this.graph.taskLabel(id), this);
@@ -725,6 +736,7 @@ export class Runtime {
     s.engine.dropReplicas(d.id, s.backend.now());
     s.driver.execute();
     this.written.delete(d.id);
+    this.store.forget(d.id);
     this.names[d.id] = undefined;
   }
 
@@ -1072,7 +1084,7 @@ export class Runtime {
   private copyBack(handles: readonly number[]): void {
     for (const h of handles) {
       const m = this.mirrorOf[h];
-      if (m) m.target.set(this.store.view(this.store.home[h]!) as never);
+      if (m && !this.store.inPlace(h, m.target)) m.target.set(this.store.view(this.store.home[h]!) as never);
     }
     if (this.matrices.length > 0) {
       const set = new Set(handles);

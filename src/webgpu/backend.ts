@@ -3,8 +3,9 @@
  * Each GPU memory node is a logical device (device.ts: a GPUDevice with a memory cap); host
  * nodes hold ArrayBuffers. RUN on a device worker encodes the kernel's WGSL pipeline over the
  * task's replica buffers and submits it; on a host worker the kernel's CPU implementation
- * runs on the main thread on the next macrotask. Host-to-device copies are queue.writeBuffer
- * (the bytes are taken when issued, so the copy overlaps the kernels queued before it);
+ * runs on the main thread on the next macrotask. Host-to-device copies go through a staging
+ * buffer mapped for writing (LogicalDevice.upload: the bytes are taken when issued, so the
+ * copy overlaps the kernels queued before it);
  * device-to-host copies go through a staging buffer from the device's ring, read with
  * mapAsync; a device-to-device copy is staged through the host, since WebGPU buffers belong
  * to one GPUDevice. Everything completes asynchronously: promise callbacks queue events that
@@ -43,7 +44,6 @@ export interface WebGpuBackendOptions {
   /**
    * Where host replicas live instead of the backend's own buffers: the bytes of handle h's
    * replica on host node `node` (a Runtime's buffer store, shared with its worker threads).
-   * Uploads copy shared memory into a plain buffer first (Dawn refuses SharedArrayBuffers).
    */
   hostBytes?: (h: number, node: number) => Uint8Array;
   /** Called when an event is queued (a composite wakes its other part's wait). */
@@ -72,8 +72,6 @@ export class WebGpuBackend implements Backend {
   private readonly hostBytes: ((h: number, node: number) => Uint8Array) | undefined;
   private readonly onEvent: (() => void) | undefined;
   private readonly clock: (() => number) | undefined;
-  /** Plain buffers that shared-memory uploads are copied into, by size. */
-  private readonly uploadStaging = new Map<number, Uint8Array>();
   private readonly payloads: TaskPayloads;
   private readonly nn: number;
   private readonly host = new Map<number, ArrayBuffer>();
@@ -348,23 +346,11 @@ export class WebGpuBackend implements Backend {
     return Promise.all([p, hold]);
   }
 
-  /** Writes `bytes` into the replica of `h` on GPU node `node`; settles when it is there. */
+  /** Writes `view` into the replica of `h` on GPU node `node`; settles when it is there. */
   private upload(h: number, node: number, view: Uint8Array): Promise<void> {
     const dev = this.device(node);
     if (dev.lost !== undefined) return Promise.reject(new Error(dev.lost));
-    const buf = this.gpuReplica(h, node);
-    // A whole number of words from a plain buffer: Dawn takes no SharedArrayBuffer (it crashes
-    // on one), and copies whole words.
-    let bytes = view;
-    if (view.buffer instanceof SharedArrayBuffer || view.byteLength < buf.size) {
-      // writeBuffer takes the bytes before it returns: one staging buffer per size serves all.
-      bytes = this.uploadStaging.get(buf.size) ?? new Uint8Array(buf.size);
-      this.uploadStaging.set(buf.size, bytes);
-      bytes.set(view.subarray(0, Math.min(view.byteLength, buf.size)));
-      if (view.byteLength < buf.size) bytes.fill(0, view.byteLength);
-    }
-    dev.device.queue.writeBuffer(buf, 0, bytes.buffer, bytes.byteOffset, buf.size);
-    return dev.device.queue.onSubmittedWorkDone();
+    return dev.upload(this.gpuReplica(h, node), view);
   }
 
   /** Reads the replica of `h` on GPU node `node` (after the work queued before it). */

@@ -3,8 +3,8 @@
  * platform into the model store, under the machine name `<platform>-webgpu` (so a thread
  * backend's calibration of the same preset is never mixed with it):
  *
- * - the bus, both ways, for every GPU node: host to device `queue.writeBuffer` then
- *   `onSubmittedWorkDone`; device to host `copyBufferToBuffer` into a staging buffer, then
+ * - the bus, both ways, for every GPU node: host to device through a staging buffer mapped
+ *   for writing (LogicalDevice.upload, as the backend copies); device to host `copyBufferToBuffer` into a staging buffer, then
  *   `mapAsync` and the read of the mapped range (as the backend copies); median of `repeats`
  *   copies per size after one unrecorded copy, then the least-squares line
  *   t = latency + bytes / bandwidth (where its slope is not positive, sizes too small for
@@ -133,8 +133,7 @@ export async function calibrateDeviceBus(
     xs.push(bytes);
     h2d.push(
       await timed(repeats, async () => {
-        d.queue.writeBuffer(buf, 0, data);
-        await d.queue.onSubmittedWorkDone();
+        await dev.upload(buf, data);
       }),
     );
     const out = new Uint8Array(bytes);

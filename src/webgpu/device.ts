@@ -2,8 +2,8 @@
  * A logical WebGPU device (docs/webgpu.md): one GPUDevice with a memory cap, so several
  * logical devices can share one adapter (seed 000's two GPUs of 500 MiB on any GPU). Its
  * buffer pool reuses freed buffers of the same size and never holds more than the cap (pooled
- * buffers count: they occupy the GPU's memory); its staging ring hands out mappable buffers
- * for device-to-host copies. A lost device is remembered with its reason.
+ * buffers count: they occupy the GPU's memory); its staging rings hand out mappable buffers
+ * for device-to-host copies and for uploads. A lost device is remembered with its reason.
  */
 /// <reference types="@webgpu/types" />
 import { fmtBytes } from '../core/format-bytes.ts';
@@ -15,6 +15,9 @@ export function aligned(bytes: number): number {
   return Math.max(4, Math.ceil(bytes / 4) * 4);
 }
 
+/** Free upload staging buffers kept per size (more in flight are made, then destroyed). */
+const UPLOAD_RING_DEPTH = 8;
+
 /** One logical device on an adapter. */
 export class LogicalDevice {
   /** Bytes the device's buffers occupy (live and pooled). */
@@ -23,6 +26,8 @@ export class LogicalDevice {
   lost: string | undefined;
   private readonly free = new Map<number, GPUBuffer[]>();
   private readonly staging = new Map<number, GPUBuffer[]>();
+  /** Upload staging buffers, mapped for writing and free, by size. */
+  private readonly writeStaging = new Map<number, GPUBuffer[]>();
   private disposed = false;
   /** Called once if the device is lost while in use (the backend ends the run). */
   onLost: ((message: string) => void) | undefined;
@@ -79,6 +84,47 @@ export class LogicalDevice {
     const list = this.staging.get(buf.size);
     if (list === undefined) this.staging.set(buf.size, [buf]);
     else list.push(buf);
+  }
+
+  /**
+   * Copies `view` into `buf` (its bytes past the view zeroed) through a staging buffer mapped
+   * for writing: one CPU copy, from any source (shared memory included), then a GPU copy queued
+   * after the work submitted before it. Settles when the GPU copy is done (the staging buffer
+   * is mapped again then, and back in the ring: at most UPLOAD_RING_DEPTH kept per size).
+   * `queue.writeBuffer` would need a plain (not shared) buffer, so a copy first, and copies the
+   * bytes again inside Dawn, into fresh memory: see docs/webgpu.md, "Copies", for what each
+   * costs the main thread.
+   */
+  upload(buf: GPUBuffer, view: Uint8Array): Promise<void> {
+    const size = buf.size;
+    const staging =
+      this.writeStaging.get(size)?.pop() ??
+      this.device.createBuffer({
+        size,
+        usage: GPUBufferUsage.MAP_WRITE | GPUBufferUsage.COPY_SRC,
+        mappedAtCreation: true,
+      });
+    const range = new Uint8Array(staging.getMappedRange(), 0, size);
+    const n = Math.min(view.byteLength, size);
+    range.set(n === view.byteLength ? view : view.subarray(0, n));
+    if (n < size) range.fill(0, n);
+    staging.unmap();
+    const enc = this.device.createCommandEncoder();
+    enc.copyBufferToBuffer(staging, 0, buf, 0, size);
+    this.device.queue.submit([enc.finish()]);
+    // Mapping waits for the copy out of the staging buffer: its settling is the upload's end.
+    return staging.mapAsync(GPUMapMode.WRITE).then(
+      () => {
+        const ring = this.writeStaging.get(size);
+        if (ring === undefined) this.writeStaging.set(size, [staging]);
+        else if (ring.length < UPLOAD_RING_DEPTH) ring.push(staging);
+        else staging.destroy();
+      },
+      (e: unknown) => {
+        staging.destroy();
+        throw e;
+      },
+    );
   }
 
   /** Destroys pooled buffers until `size` more bytes fit the cap; throws if they cannot. */
