@@ -74,9 +74,9 @@ const ways = {
   },
   mappedStaging: (i) => dev.upload(targets[i % 4], shared),
 };
-const results = {};
+const results = Object.fromEntries(Object.keys(ways).map((k) => [k, []]));
 for (let r = 0; r < rounds; r++)
-  for (const [name, issue] of Object.entries(ways)) (results[name] ??= []).push(await measure(issue));
+  for (const [name, issue] of Object.entries(ways)) results[name].push(await measure(issue));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const summary = Object.fromEntries(
   Object.entries(results).map(([k, rs]) => [
