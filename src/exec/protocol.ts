@@ -74,7 +74,15 @@ export type ControlMessage =
       /** Where the worker says which task's kernel it is running, and since when (CURRENT_*). */
       current: SharedArrayBuffer;
     }
-  | { type: 'stop' };
+  | { type: 'stop' }
+  | {
+      type: 'serve';
+      /** Module URL and export of a service function the thread runs (it may block, as a loop). */
+      module: string;
+      export: string;
+      /** Its one argument (structured-cloned; shared buffers stay shared). */
+      data: unknown;
+    };
 
 /** Main to worker, on the data port (read synchronously by the worker). */
 export interface BufferMessage {
@@ -95,7 +103,8 @@ export interface FailureMessage {
 export type WorkerReply =
   | { type: 'loaded'; errors: { index: number; message: string }[] }
   | { type: 'load-error'; message: string }
-  | { type: 'stopped' };
+  | { type: 'stopped' }
+  | { type: 'served'; error?: string };
 
 /** The ring record that tells a worker its run is over. */
 export const STOP_TASK = -1;

@@ -225,5 +225,17 @@ parentPort!.on('message', async (m: ControlMessage) => {
     loop();
   } else if (m.type === 'stop') {
     process.exit(0);
+  } else if (m.type === 'serve') {
+    // Another role for this thread (src/partition/device-threads.ts: a device's sub-kernel loop).
+    try {
+      const mod = (await import(m.module)) as Record<string, unknown>;
+      const fn = mod[m.export];
+      if (typeof fn !== 'function')
+        throw new Error(`module ${m.module} has no exported function '${m.export}'`);
+      await (fn as (data: unknown) => unknown)(m.data);
+      reply({ type: 'served' });
+    } catch (e) {
+      reply({ type: 'served', error: e instanceof Error ? e.message : String(e) });
+    }
   }
 });

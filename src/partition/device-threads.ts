@@ -1,12 +1,13 @@
 /**
- * The device threads of a threaded real run: one worker thread per emulated device, each
- * computing in place on its device's memory (SharedArrayBuffers, memories.ts). The main thread
- * commands a sub-kernel per device, they run concurrently, and it blocks (Atomics.wait) until
- * all are done, so runPartitioned() stays synchronous. A thread that fails to start or throws
- * ends the run with one LocusError line.
+ * The device threads of a threaded real run: one thread of the runtime's worker pool
+ * (src/exec/pool.ts) per emulated device, each serving its device (device-worker.ts: the
+ * pool's 'serve' message) and computing in place on the device's memory (SharedArrayBuffers,
+ * memories.ts). The main thread commands a sub-kernel per device, they run concurrently, and
+ * it blocks (Atomics.wait) until all are done, so runPartitioned() stays synchronous. A thread
+ * that fails to start or throws ends the run with one LocusError line.
  */
-import { Worker } from 'node:worker_threads';
 import { LocusError } from '../core/types.ts';
+import { WorkerPool } from '../exec/pool.ts';
 import {
   CONTROL_BYTES,
   type ControlViews,
@@ -21,25 +22,15 @@ import {
 } from './device-protocol.ts';
 import type { Memory, SequenceSource } from './kernel.ts';
 
-/**
- * The module a device thread starts from: the compiled device-worker.js, or, run from the
- * TypeScript sources (tests, tsx), device-worker-entry.mjs, which registers tsx's loader first.
- */
-const ENTRY = import.meta.url.endsWith('.ts')
-  ? new URL('./device-worker-entry.mjs', import.meta.url)
-  : new URL('./device-worker.js', import.meta.url);
-
-/** Node flags for the threads: the main thread's, minus --input-type (as src/exec/pool.ts). */
-const EXEC_ARGV = process.execArgv.filter(
-  (a, i, all) => !a.startsWith('--input-type') && all[i - 1] !== '--input-type',
-);
+/** The module of the device service (device-worker.ts, compiled or from the sources under tsx). */
+const SERVICE = new URL(`./device-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
 
 /** How long the main thread waits for a thread to start or to finish a sub-kernel (ms). */
 const WAIT_MS = 300_000;
 
 /** One worker thread per device, driven through shared control blocks. */
 export class DeviceThreads {
-  private readonly threads: Worker[] = [];
+  private readonly pool: WorkerPool;
   private readonly controls: ControlViews[] = [];
   private command = 0;
 
@@ -48,26 +39,10 @@ export class DeviceThreads {
    * `factors[d]` the compute slowdown of device d; returns once all have loaded the kernels.
    */
   constructor(source: SequenceSource, memories: readonly Memory[], factors: readonly number[]) {
-    memories.forEach((mem, d) => {
-      const control = new SharedArrayBuffer(CONTROL_BYTES);
-      const views = controlViews(control);
-      views.floats[0] = factors[d] ?? 1;
-      const buffers: Record<string, { store: SharedArrayBuffer; int: boolean }> = {};
-      for (const [name, a] of Object.entries(mem)) {
-        if (!(a.buffer instanceof SharedArrayBuffer))
-          throw new LocusError(
-            'LOCUS_WORKER_THREAD_FAILED',
-            `device ${d} buffer ${name} is not on a SharedArrayBuffer`,
-          );
-        buffers[name] = { store: a.buffer, int: a instanceof Int32Array };
-      }
-      const workerData: DeviceWorkerData = { control, source, buffers };
-      const thread = new Worker(ENTRY, { execArgv: EXEC_ARGV, workerData });
-      thread.unref();
-      this.threads.push(thread);
-      this.controls.push(views);
-    });
+    // Idle threads do not keep the process alive (a run that throws leaves nothing behind).
+    this.pool = new WorkerPool(memories.length, true);
     try {
+      for (const [d, mem] of memories.entries()) this.serve(d, source, mem, factors[d] ?? 1);
       this.controls.forEach((c, d) => {
         const deadline = performance.now() + WAIT_MS;
         while (Atomics.load(c.ints, SLOT_STATE) === 0) {
@@ -84,6 +59,26 @@ export class DeviceThreads {
       this.close();
       throw e;
     }
+  }
+
+  /** Starts device d's service on thread d, over memory `mem`, computing `factor` times slower. */
+  private serve(d: number, source: SequenceSource, mem: Memory, factor: number): void {
+    const control = new SharedArrayBuffer(CONTROL_BYTES);
+    const views = controlViews(control);
+    views.floats[0] = factor;
+    const buffers: Record<string, { store: SharedArrayBuffer; int: boolean }> = {};
+    for (const [name, a] of Object.entries(mem)) {
+      if (!(a.buffer instanceof SharedArrayBuffer))
+        throw new LocusError(
+          'LOCUS_WORKER_THREAD_FAILED',
+          `device ${d} buffer ${name} is not on a SharedArrayBuffer`,
+        );
+      buffers[name] = { store: a.buffer, int: a instanceof Int32Array };
+    }
+    const data: DeviceWorkerData = { control, source, buffers };
+    // The service reports through the control block; its reply only ends the request.
+    void this.pool.threads[d]!.request({ type: 'serve', module: SERVICE.href, export: 'serveDevice', data });
+    this.controls.push(views);
   }
 
   private check(d: number): void {
@@ -146,6 +141,6 @@ export class DeviceThreads {
       Atomics.store(c.ints, SLOT_COMMAND, this.command);
       Atomics.notify(c.ints, SLOT_COMMAND);
     }
-    for (const t of this.threads) void t.terminate();
+    void this.pool.close();
   }
 }
