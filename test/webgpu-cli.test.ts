@@ -89,7 +89,10 @@ describe('locus run --backend webgpu', { timeout: 300_000, ...skip }, () => {
         j.workers.reduce((s: number, w: { tasks: number }) => s + w.tasks, 0),
         j.tasks,
       );
-      if (workload === 'cholesky') assert.equal(byName.cpu0, 4, 'the 4 POTRFs ran on the CPU worker');
+      // POTRF has no WGSL: the 4 ran on the one CPU worker, which may also have taken other
+      // tasks (the default lws lets an idle worker steal).
+      if (workload === 'cholesky')
+        assert.ok(byName.cpu0 >= 4, `the 4 POTRFs ran on the CPU worker (${byName.cpu0} tasks)`);
       if (workload !== 'cholesky') assert.ok(byName.gpu0 + byName.gpu1 > 0, 'tasks ran on the devices');
       if (workload === 'gemm') assert.ok(j.transfersToDevices > 0);
     });

@@ -4,6 +4,11 @@
  */
 
 import { type Command, Option } from 'commander';
+import {
+  DEFAULT_REAL_SCHEDULER,
+  DEFAULT_SIM_SCHEDULER,
+  defaultScheduler,
+} from '../core/default-scheduler.ts';
 import { parseRunMode } from '../core/mode-word.ts';
 import { EVICTION_POLICIES } from '../evict/index.ts';
 import { SCHEDULERS } from '../sched/index.ts';
@@ -78,8 +83,7 @@ export function registerRunCommand(cmd: Command): void {
     .optionsGroup('Scheduling:')
     .option(
       '-s, --sched <name>',
-      `scheduler, or SCHEDULER+EVICTION (darts+luf): ${Object.keys(SCHEDULERS).join(', ')}`,
-      'eager',
+      `scheduler, or SCHEDULER+EVICTION (darts+luf), default ${DEFAULT_SIM_SCHEDULER} (real runs: ${DEFAULT_REAL_SCHEDULER}): ${Object.keys(SCHEDULERS).join(', ')}`,
     )
     .option(
       '-e, --eviction <name>',
@@ -173,6 +177,7 @@ export function registerRunCommand(cmd: Command): void {
     .action(async (opts: RunOptions) => {
       // One word for a simulation: 'sim' and 'simulated' alike (the checks below say 'sim').
       opts.mode = parseRunMode(opts.mode, '--mode') === 'real' ? 'real' : 'sim';
+      opts.sched ??= defaultScheduler(opts.mode === 'real' ? 'real' : 'simulated');
       if (opts.mode === 'real') {
         const code = await (await import('./real-command.ts')).realRunCommand(opts);
         if (code !== 0) process.exitCode = code;

@@ -4,6 +4,7 @@
  * read (SCHEDULER_OPTION_READERS), or a value out of range is refused at Runtime.create in one
  * line naming the option, instead of failing at the first wait().
  */
+import { defaultScheduler } from '../core/default-scheduler.ts';
 import { checkSchedulerOptions } from '../core/scheduler-option-readers.ts';
 import { LocusError } from '../core/types.ts';
 import { EVICTION_POLICIES } from '../evict/index.ts';
@@ -74,5 +75,11 @@ export function checkRuntimeOptions(o: RuntimeOptions): void {
       `unknown eviction policy '${String(o.eviction)}': use one of ${Object.keys(EVICTION_POLICIES).join(', ')}`,
     );
   if (typeof o.scheduler !== 'object' && o.schedulerOptions !== undefined)
-    checkSchedulerOptions(o.scheduler ?? 'eager', o.schedulerOptions);
+    checkSchedulerOptions(
+      o.scheduler ??
+        defaultScheduler(
+          o.mode === 'simulated' || o.mode === 'sim' || o.backend === 'simulated' ? 'simulated' : 'real',
+        ),
+      o.schedulerOptions,
+    );
 }

@@ -170,7 +170,10 @@ export interface RuntimeOptions {
   gpus?: number | undefined;
   /** Memory of every GPU / emulated device, bytes or a size string ("8MiB"). */
   gpuMemory?: number | string | undefined;
-  /** Scheduling policy name (default 'eager', like simulate() and `locus run`) or object. */
+  /**
+   * Scheduling policy name or object. Default: 'lws' on real backends (threads, webgpu: StarPU's
+   * default, locality work stealing), 'eager' simulated (as simulate() and `locus run`).
+   */
   scheduler?: string | Scheduler | undefined;
   /** Options of the named scheduler. */
   schedulerOptions?: SchedulerOptions | undefined;

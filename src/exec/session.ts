@@ -6,6 +6,7 @@
  * A runtime keeps one session for its whole life, or one per batch under a policy that cannot
  * take tasks while it runs.
  */
+import { defaultScheduler } from '../core/default-scheduler.ts';
 import type { Engine } from '../core/engine.ts';
 import type { TaskGraph } from '../core/graph.ts';
 import type { DurationModel } from '../core/model.ts';
@@ -79,7 +80,7 @@ export function openSession(setup: SessionSetup): Session {
       checkAccesses: options.checkAccesses ?? false,
       ...(setup.gpu ? { gpu: setup.gpu } : {}),
     }),
-    scheduler: options.scheduler ?? 'eager',
+    scheduler: options.scheduler ?? defaultScheduler(real ? 'real' : 'simulated'),
     ...(options.schedulerOptions ? { schedulerOptions: options.schedulerOptions } : {}),
     eviction: options.eviction ?? 'lru',
     model,
