@@ -415,6 +415,28 @@ describe('locus sweep', () => {
     });
   }
 
+  for (const [figure, file] of [
+    ['seed003', 'speedup.csv'],
+    ['seed001-cluster', 'lu.csv'],
+  ] as const) {
+    test(`--figure ${figure}: an earlier run in --out is refused without --force; --resume is refused`, () => {
+      const dir = mkdtempSync(join(tmpdir(), 'locus-sweep-figure-'));
+      writeFileSync(join(dir, file), 'kept\n');
+      const r = locus('sweep', '--figure', figure, '--out', dir);
+      assert.equal(r.code, 2, r.err);
+      assert.match(
+        r.err,
+        new RegExp(
+          `holds an earlier sweep \\(${file}\\): give --force to overwrite it, or --out another folder`,
+        ),
+      );
+      assert.equal(readFileSync(join(dir, file), 'utf8'), 'kept\n', 'nothing was overwritten');
+      const resumed = locus('sweep', '--figure', figure, '--out', dir, '--resume');
+      assert.equal(resumed.code, 2, resumed.err);
+      assert.match(resumed.err, new RegExp(`--figure ${figure} reruns whole: drop --resume`));
+    });
+  }
+
   test('writes the CSVs and the plots and prints the summary', () => {
     const dir = mkdtempSync(join(tmpdir(), 'locus-sweep-'));
     const r = locus(

@@ -10,18 +10,28 @@ import { LocusError } from '../core/types.ts';
 /** The files by which a folder holds an earlier sweep. */
 const SWEEP_FILES = ['runs.csv', 'settings.json', 'summary.csv'] as const;
 
-/** Refuses to overwrite an earlier sweep in `out` unless `resume` or `force`; refuses both. */
-export function checkEarlierSweep(out: string, resume: boolean, force: boolean): void {
+/**
+ * Refuses to overwrite an earlier sweep in `out` unless `resume` or `force`; refuses both.
+ * `files` are the files by which a folder holds one (a figure with its own files names them);
+ * a figure that cannot resume (`resumable` false) does not offer --resume.
+ */
+export function checkEarlierSweep(
+  out: string,
+  resume: boolean,
+  force: boolean,
+  files: readonly string[] = SWEEP_FILES,
+  resumable = true,
+): void {
   if (resume && force)
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',
       '--resume continues the earlier sweep and --force overwrites it: give one',
     );
   if (resume || force) return;
-  const found = SWEEP_FILES.filter((f) => existsSync(join(out, f)));
+  const found = files.filter((f) => existsSync(join(out, f)));
   if (found.length > 0)
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',
-      `${out} holds an earlier sweep (${found.join(', ')}): give --resume to continue it, --force to overwrite it, or --out another folder`,
+      `${out} holds an earlier sweep (${found.join(', ')}): give ${resumable ? '--resume to continue it, ' : ''}--force to overwrite it, or --out another folder`,
     );
 }

@@ -19,10 +19,15 @@ import {
 import { clusterOf } from '../sim/cluster/simulate.ts';
 import { table } from './format.ts';
 import { makeOutputFolder, writeOutputFile } from './output-files.ts';
+import { checkEarlierSweep } from './sweep-folder.ts';
 
 /** The sweep options this figure uses. */
 export interface Seed001ClusterCliOptions {
   readonly out?: string;
+  /** Overwrite an earlier run of the figure in `out` (without it, one is refused). */
+  readonly force?: boolean;
+  /** Not supported by this figure (it reruns whole): refused in one line. */
+  readonly resume?: boolean;
   readonly platform?: string;
   readonly gpus?: number;
   readonly cpus?: number;
@@ -61,6 +66,12 @@ export async function seed001ClusterCommand(o: Seed001ClusterCliOptions): Promis
     );
   }
   const out = o.out ?? join('results', SEED001_CLUSTER_FIGURE);
+  if (o.resume)
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      `--figure ${SEED001_CLUSTER_FIGURE} reruns whole: drop --resume (give --force to overwrite the earlier run in ${out})`,
+    );
+  checkEarlierSweep(out, false, o.force === true, ['stencil.csv', 'lu.csv'], false);
   makeOutputFolder(out);
   const r = runSeed001Cluster({
     platform,

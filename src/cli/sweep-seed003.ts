@@ -17,10 +17,15 @@ import {
 } from '../report/seed003.ts';
 import { table } from './format.ts';
 import { makeOutputFolder, writeOutputFile } from './output-files.ts';
+import { checkEarlierSweep } from './sweep-folder.ts';
 
 /** The sweep options seed003 uses. */
 export interface Seed003CliOptions {
   readonly out?: string;
+  /** Overwrite an earlier run of the figure in `out` (without it, one is refused). */
+  readonly force?: boolean;
+  /** Not supported by this figure (it reruns whole): refused in one line. */
+  readonly resume?: boolean;
   readonly platform?: string;
   readonly gpus?: number;
   readonly cpus?: number;
@@ -42,6 +47,12 @@ export async function seed003Command(o: Seed003CliOptions): Promise<void> {
     ...(o.cpus !== undefined ? { cpus: o.cpus } : {}),
   });
   const out = o.out ?? join('results', SEED003_FIGURE);
+  if (o.resume)
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      `--figure ${SEED003_FIGURE} reruns whole: drop --resume (give --force to overwrite the earlier run in ${out})`,
+    );
+  checkEarlierSweep(out, false, o.force === true, ['speedup.csv', 'nbody-devices.csv'], false);
   makeOutputFolder(out);
   const r = runSeed003({
     platform,
