@@ -337,7 +337,7 @@ describe('data stay put', () => {
       '3',
     );
     assert.equal(r.code, 2);
-    assert.match(r.err, /--iterations applies to --mode sim only/);
+    assert.match(r.err, /--iterations applies to --mode simulated only/);
   });
 });
 

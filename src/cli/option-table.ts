@@ -9,7 +9,7 @@ import { SCHEDULER_OPTION_READERS } from '../core/scheduler-option-readers.ts';
 import { LocusError } from '../core/types.ts';
 import type { RunOptions } from './run-command.ts';
 
-/** The kinds of run: `--mode sim`, `--cluster sim`, `--mode real`, `--mode real --cluster mpi`. */
+/** The kinds of run: `--mode simulated`, `--cluster sim`, `--mode real`, `--mode real --cluster mpi`. */
 export type RunKind = 'sim' | 'cluster-sim' | 'real' | 'mpi';
 
 /** One option's row. */
@@ -120,7 +120,7 @@ export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
 
 /** What each kind of run is called in messages. */
 const RUN_NAMES: Record<RunKind, string> = {
-  sim: '--mode sim',
+  sim: '--mode simulated',
   'cluster-sim': '--cluster sim',
   real: '--mode real',
   mpi: '--cluster mpi',
@@ -147,11 +147,11 @@ function refusal(o: RunOptions, run: RunKind, scheduler: string, key: keyof RunO
     if (rule.runs.every((r) => r === 'real' || r === 'mpi'))
       return `${flag} applies to --mode real${rule.why ? ` (${rule.why})` : ''}`;
     if (rule.runs.every((r) => r === 'sim' || r === 'cluster-sim'))
-      return `${flag} applies to --mode sim only`;
+      return `${flag} applies to --mode simulated only`;
     return `${flag} applies to ${rule.runs.map((r) => RUN_NAMES[r]).join(' and ')} only`;
   }
   if ((run === 'real' || run === 'mpi') && rule.realWorkloads && !rule.realWorkloads.includes(o.workload))
-    return `${flag} applies to --mode sim only (a real ${o.workload} does not read it)`;
+    return `${flag} applies to --mode simulated only (a real ${o.workload} does not read it)`;
   if (rule.schedulers && !rule.schedulers.includes(scheduler))
     return `${flag} applies to --sched ${rule.schedulers.join(', ')}${rule.schedulersWhy ? ` (${rule.schedulersWhy})` : ''}, not ${scheduler}`;
   const needs = rule.needs;

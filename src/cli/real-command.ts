@@ -27,7 +27,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
   if (!gpuOnly && !REAL_WORKLOAD_NAMES.includes(o.workload)) {
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',
-      `--mode real runs ${REAL_WORKLOAD_NAMES.join(', ')} (got --workload ${o.workload}); simulate the others with --mode sim`,
+      `--mode real runs ${REAL_WORKLOAD_NAMES.join(', ')} (got --workload ${o.workload}); simulate the others with --mode simulated (the default)`,
     );
   }
   if (o.backend !== undefined && o.backend !== 'threads' && o.backend !== 'webgpu')
