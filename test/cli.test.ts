@@ -288,7 +288,7 @@ describe('locus run --mode real', () => {
     const cases: [string[], RegExp][] = [
       [
         ['-w', 'matmul2d'],
-        /^locus: --mode real runs cholesky, lu, lupp, gemm, jacobi \(got --workload matmul2d\); simulate the others with --mode simulated \(the default\)\n$/,
+        /^locus: --mode real runs cholesky, lu, lupp, gemm, jacobi, taskbench \(got --workload matmul2d\); simulate the others with --mode simulated \(the default\)\n$/,
       ],
       [['--noise', '0.1'], /^locus: --noise applies to --mode simulated only\n$/],
       [['--tile-size', '0'], /^locus: .*--tile-size/],

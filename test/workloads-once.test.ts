@@ -509,7 +509,7 @@ describe('real runs of every workload that has kernels: residual 0', { timeout: 
     devices: { cpus: 1, gpus: 2, gpuMemory: 6 * 16 * 16 * 8 },
   };
   test('the list', () => {
-    assert.deepEqual(REAL_WORKLOAD_NAMES, ['cholesky', 'lu', 'lupp', 'gemm', 'jacobi']);
+    assert.deepEqual(REAL_WORKLOAD_NAMES, ['cholesky', 'lu', 'lupp', 'gemm', 'jacobi', 'taskbench']);
   });
 
   for (const platform of Object.keys(platforms)) {
@@ -545,7 +545,7 @@ describe('real runs of every workload that has kernels: residual 0', { timeout: 
       (e: unknown) =>
         e instanceof LocusError &&
         e.message ===
-          "workload 'matmul2d' does not run for real: use one of cholesky, lu, lupp, gemm, jacobi, or simulate it",
+          "workload 'matmul2d' does not run for real: use one of cholesky, lu, lupp, gemm, jacobi, taskbench, or simulate it",
     );
     await assert.rejects(
       runWorkload('gemm', { tiles: 16, tileSize: 2048 }),

@@ -56,6 +56,11 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     register: async (program, name, summary) =>
       (await import('./replay-command.ts')).registerReplayCommand(program, name, summary),
   },
+  bench: {
+    summary: "measure this runtime on this machine: Task Bench's METG (bench metg)",
+    register: async (program, name, summary) =>
+      (await import('./bench-command.ts')).registerBenchCommand(program, name, summary),
+  },
   platforms: {
     summary: 'list the preset platforms with their figures and sources, or describe one',
     register: async (program, name, summary) =>

@@ -114,6 +114,20 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       minClean: o.minClean,
       targetClean: o.targetClean,
       hints: o.hints,
+      ...(o.workload === 'taskbench'
+        ? {
+            workloadParams: {
+              pattern: o.pattern,
+              width: o.width,
+              steps: o.steps,
+              kernel: o.kernel,
+              radix: o.radix,
+              period: o.period,
+              outputBytes: o.outputBytes,
+              imbalance: o.imbalance,
+            },
+          }
+        : {}),
       priorities: o.priorities === 'bottom-level' ? 'bottom-level' : undefined,
       trace: o.trace !== undefined,
       signal: interrupt.signal,

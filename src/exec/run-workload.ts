@@ -6,12 +6,14 @@
  * and the residual is the relative difference over all the workload's data; the
  * factorizations also get their backward error (workload-checks.ts).
  */
+
 import { totalmem } from 'node:os';
 import { LocusError } from '../core/types.ts';
 import { relativeDifference } from '../kernels/residual.ts';
 import type { RunReport } from '../trace/report.ts';
 import { formatBytes } from '../workloads/common.ts';
 import { WORKLOADS } from '../workloads/index.ts';
+import type { WorkloadParams } from '../workloads/types.ts';
 import type { Runtime, RuntimeOptions } from './runtime.ts';
 import { RuntimeSubmitter } from './runtime-submitter.ts';
 import { SequentialSubmitter } from './sequential-submitter.ts';
@@ -43,6 +45,11 @@ export interface RealRunOptions extends RuntimeOptions {
   dataSeed?: number | undefined;
   /** wontUse hints where the workload has them (default true; see WorkloadParams.hints). */
   hints?: boolean | undefined;
+  /**
+   * The workload's own parameters beyond sizes (taskbench's pattern, width, steps, kernel, ...:
+   * WorkloadParams), passed to its generator as given.
+   */
+  workloadParams?: Partial<WorkloadParams> | undefined;
   /**
    * Run on this runtime (its platform, mode and policies; left open) instead of creating one
    * from the options.
@@ -81,6 +88,7 @@ export function realInstance(name: string, o: RealRunOptions) {
     dataSeed: o.dataSeed,
     hints: o.hints,
     ...(o.inner !== undefined ? { inner: o.inner } : {}),
+    ...o.workloadParams,
     // A checked matmul2d keeps its C blocks (discarded ones never come home to compare).
     ...(name === 'matmul2d' && o.check ? { keepOutputs: true } : {}),
   });

@@ -83,4 +83,5 @@ export const REAL_WORKLOADS: Readonly<Record<string, { backwardError?: BackwardE
   lupp: { backwardError: luppBackwardError },
   gemm: {},
   jacobi: {},
+  taskbench: {},
 };

@@ -141,3 +141,6 @@ export function haloTask(data: Views, args: Float64Array): void {
   const hasTop = args[2]! !== 0;
   haloCopy(t(data, 0), x * x, hasBottom ? t(data, 1) : null, hasTop ? t(data, hasBottom ? 2 : 1) : null);
 }
+
+/** A Task Bench task (src/kernels/taskbench.ts: the same in both tables, it calls no BLAS). */
+export { taskbenchTask } from './taskbench.ts';

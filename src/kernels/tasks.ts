@@ -44,3 +44,5 @@ export const matmul2dTask = T.matmul2dTask;
 export const stencilTask = T.stencilTask;
 /** A stencil block's boundary planes into its halos (src/kernels/tasks-js.ts). */
 export const haloTask = T.haloTask;
+/** A Task Bench task: [out W, inputs R...], args = [kernel code, iterations, t, x] (src/kernels/taskbench.ts). */
+export const taskbenchTask = T.taskbenchTask;

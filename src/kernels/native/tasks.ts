@@ -88,6 +88,7 @@ export function nativeTasks(k: KernelAddon): Readonly<Record<keyof typeof Js, Ta
     },
     laswpTask: Js.laswpTask,
     jacobiTask: Js.jacobiTask,
+    taskbenchTask: Js.taskbenchTask,
     matmul2dTask(data, args) {
       const m = args[0]! | 0;
       const kk = args[1]! | 0;

@@ -7,9 +7,12 @@
  * flops are Task Bench's count for its kernel: compute_bound 2 x 64 x iterations + 64,
  * load_imbalance the same with each task's iterations drawn as Task Bench draws them (SipHash of
  * graph, timestep and point, spread by `imbalance`), empty, busy_wait and memory_bound none (in a
- * simulation they take no time: their cost is not in flops). Simulated only so far.
+ * simulation they take no time: their cost is not in flops). Real runs run Task Bench's kernels
+ * (src/kernels/taskbench.ts: each task checks its inputs' timesteps), all but memory_bound,
+ * which needs per-task scratch memory these tasks do not have.
  */
 import { AccessMode, LocusError } from '../../core/types.ts';
+import { TASKBENCH_KERNEL_CODES } from '../../kernels/taskbench.ts';
 import { CPU_GPU, intParam } from '../common.ts';
 import { defineWorkload } from '../define.ts';
 import type { SubmitAccess, Submitter } from '../submitter.ts';
@@ -139,7 +142,14 @@ function imbalanceIterations(tb: TaskBenchInstance, t: number, x: number): numbe
 /** Submits the graph: timestep by timestep, point by point, as Task Bench's implementations do. */
 function submit(s: Submitter, tb: TaskBenchInstance): void {
   const { shape, kernel } = tb;
-  const cl = s.codelet({ name: `taskbench_${kernel}`, kinds: CPU_GPU });
+  if (s.computes && kernel === 'memory_bound')
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      'kernel memory_bound runs simulated only (its per-task scratch memory is not modelled for real runs): use empty, busy_wait, compute_bound or load_imbalance',
+      { params: ['kernel'] },
+    );
+  const code = kernel === 'memory_bound' ? -1 : TASKBENCH_KERNEL_CODES[kernel];
+  const cl = s.codelet({ name: `taskbench_${kernel}`, kinds: CPU_GPU }, 'taskbenchTask');
   const length = tb.outputBytes / 8;
   let previous = new Map<number, number>();
   const accesses: SubmitAccess[] = [];
@@ -154,7 +164,7 @@ function submit(s: Submitter, tb: TaskBenchInstance): void {
       for (const y of pointDependencies(shape, t, x)) accesses.push([previous.get(y)!, AccessMode.R]);
       const iterations = kernel === 'load_imbalance' ? imbalanceIterations(tb, t, x) : tb.iterations;
       const flops = kernel === 'compute_bound' || kernel === 'load_imbalance' ? 2 * 64 * iterations + 64 : 0;
-      s.submit(cl, accesses, { flops, name: `TB(${t},${x})` });
+      s.submit(cl, accesses, { flops, args: [code, iterations, t, x], name: `TB(${t},${x})` });
     }
     previous = current;
   }
