@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { measureMetg, metgOf } from '../src/exec/metg.ts';
 import { Runtime } from '../src/exec/runtime.ts';
-import { TASKBENCH_KERNEL_CODES, taskbenchTask } from '../src/kernels/taskbench.ts';
+import { memoryKernel, TASKBENCH_KERNEL_CODES, taskbenchTask } from '../src/kernels/taskbench.ts';
 
 process.env.LOCUS_PERFMODEL_DIR = mkdtempSync(join(tmpdir(), 'locus-models-'));
 
@@ -37,6 +37,25 @@ describe('Task Bench kernels', () => {
     );
     taskbenchTask([out], Float64Array.of(TASKBENCH_KERNEL_CODES.busy_wait, 2, 0, 0));
     assert.equal(out[2], (((113 * 139) % 2147483647) * 139) % 2147483647);
+  });
+});
+
+describe("Task Bench's memory kernel", () => {
+  test('copies the first half of consecutive samples onto their second half, as Task Bench groups them', () => {
+    const m = Uint8Array.from({ length: 256 }, (_, i) => i);
+    // 1 iteration at timestep 0: sample 0 (bytes 0..15), its first half onto its second.
+    memoryKernel(m, 1, 0, 16);
+    assert.deepEqual([...m.subarray(0, 16)], [0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7]);
+    assert.equal(m[16], 16);
+    // 20 iterations at timestep 0: samples 0..15 in one copy (bytes 0..127 onto 128..255), then
+    // samples 0..3 (bytes 0..31 onto 32..63).
+    const n = Uint8Array.from({ length: 256 }, (_, i) => i);
+    memoryKernel(n, 20, 0, 16);
+    assert.equal(n[128], 0);
+    assert.equal(n[255], 127);
+    assert.equal(n[32], 0);
+    assert.equal(n[63], 31);
+    assert.equal(n[64], 64);
   });
 });
 
@@ -74,12 +93,31 @@ describe('locus run --mode real -w taskbench', { timeout: 120_000 }, () => {
       }
     });
 
-  test('memory_bound is refused for real in one line', () => {
+  test('memory_bound streams through --scratch-bytes; without it, one line', () => {
+    const ok = locus(
+      'run',
+      '--mode',
+      'real',
+      '-w',
+      'taskbench',
+      '--pattern',
+      'stencil_1d',
+      '--kernel',
+      'memory_bound',
+      '--iterations',
+      '40',
+      '--scratch-bytes',
+      '4096',
+      '--check',
+      '--json',
+    );
+    assert.equal(ok.code, 0, ok.err);
+    assert.equal(JSON.parse(ok.out).residual, 0);
     const r = locus('run', '--mode', 'real', '-w', 'taskbench', '--kernel', 'memory_bound');
     assert.equal(r.code, 2);
     assert.match(
       r.err,
-      /^locus: --kernel memory_bound runs simulated only .*: use empty, busy_wait, compute_bound or load_imbalance\n$/,
+      /^locus: kernel memory_bound streams through each task's scratch memory: give --scratch-bytes of at least 256 \(got 0\)\n$/,
     );
   });
 });

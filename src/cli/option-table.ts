@@ -62,6 +62,7 @@ export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
   period: { flag: '--period', runs: ALL, realWorkloads: ['taskbench'] },
   outputBytes: { flag: '--output-bytes', runs: ALL, realWorkloads: ['taskbench'] },
   imbalance: { flag: '--imbalance', runs: ALL, realWorkloads: ['taskbench'] },
+  scratchBytes: { flag: '--scratch-bytes', runs: ALL, realWorkloads: ['taskbench'] },
   order: { flag: '--order', runs: SIMS },
   runtime: { flag: '--runtime', runs: ['sim'], schedulers: ['static'], schedulersWhy: 'owner-computes' },
   coherence: { flag: '--coherence', runs: ['sim'], schedulers: ['static'], schedulersWhy: 'owner-computes' },

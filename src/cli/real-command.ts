@@ -125,6 +125,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
               period: o.period,
               outputBytes: o.outputBytes,
               imbalance: o.imbalance,
+              scratchBytes: o.scratchBytes,
             },
           }
         : {}),

@@ -39,6 +39,7 @@ const WORKLOAD_OPTIONS: Record<string, readonly (keyof RunOptions)[]> = {
     'period',
     'outputBytes',
     'imbalance',
+    'scratchBytes',
   ],
 };
 
@@ -62,6 +63,7 @@ const FLAG: Partial<Record<keyof RunOptions, string>> = {
   period: '--period',
   outputBytes: '--output-bytes',
   imbalance: '--imbalance',
+  scratchBytes: '--scratch-bytes',
 };
 
 /** Rejects size options the chosen workload does not read. */
@@ -98,6 +100,8 @@ export interface RunOptions extends SimulationFlags {
   period?: number;
   outputBytes?: number;
   imbalance?: number;
+  /** --scratch-bytes (taskbench). */
+  scratchBytes?: number;
   keepOutputs?: boolean;
   /** false with --no-hints: the workload gives no wontUse hints. */
   hints?: boolean;

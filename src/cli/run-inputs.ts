@@ -23,6 +23,7 @@ export function workloadParams(o: RunOptions): WorkloadParams {
     period: o.period,
     outputBytes: o.outputBytes,
     imbalance: o.imbalance,
+    scratchBytes: o.scratchBytes,
     seed: o.seed,
     keepOutputs: o.keepOutputs,
     hints: o.hints,

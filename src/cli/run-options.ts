@@ -65,6 +65,11 @@ export function registerRunCommand(cmd: Command): void {
     .option('--period <n>', 'taskbench: dependence sets of spread and random_nearest (default 3)', naturalInt)
     .option('--output-bytes <n>', "taskbench: bytes of each task's output (default 16)", positiveInt)
     .option('--imbalance <x>', "taskbench: spread of load_imbalance's iterations (default 0)", parseFloat)
+    .option(
+      '--scratch-bytes <n>',
+      "taskbench: bytes of each task's scratch memory, which memory_bound streams through (default 0)",
+      naturalInt,
+    )
     .option('--keep-outputs', "write matmul2d's C blocks back instead of discarding them")
     .option('--no-hints', "no wontUse hints (cholesky's finished tiles, matmul2d's kept C blocks)")
     .option(

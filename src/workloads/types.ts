@@ -35,6 +35,8 @@ export interface WorkloadParams {
   outputBytes?: number;
   /** Task Bench: spread of load_imbalance's iterations around `iterations` (default 0). */
   imbalance?: number;
+  /** Task Bench: bytes of each task's scratch memory, which memory_bound streams through (default 0). */
+  scratchBytes?: number;
   /** Seed of the initial values of the data of a run that computes (default 1). */
   dataSeed?: number;
   /** Number of tasks of the random workload. */

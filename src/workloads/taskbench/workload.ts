@@ -8,8 +8,8 @@
  * load_imbalance the same with each task's iterations drawn as Task Bench draws them (SipHash of
  * graph, timestep and point, spread by `imbalance`), empty, busy_wait and memory_bound none (in a
  * simulation they take no time: their cost is not in flops). Real runs run Task Bench's kernels
- * (src/kernels/taskbench.ts: each task checks its inputs' timesteps), all but memory_bound,
- * which needs per-task scratch memory these tasks do not have.
+ * (src/kernels/taskbench.ts: each task checks its inputs' timesteps); memory_bound streams
+ * through `scratchBytes` of scratch memory per task (one buffer per worker thread).
  */
 import { AccessMode, LocusError } from '../../core/types.ts';
 import { TASKBENCH_KERNEL_CODES } from '../../kernels/taskbench.ts';
@@ -51,6 +51,8 @@ export const TASKBENCH_DEFAULTS = {
   radix: 3,
   outputBytes: 16,
   imbalance: 0,
+  scratchBytes: 0,
+  samples: 16,
 } as const;
 
 /** Largest graph the generator builds (steps x width). */
@@ -63,6 +65,8 @@ export interface TaskBenchInstance extends WorkloadInstance {
   iterations: number;
   outputBytes: number;
   imbalance: number;
+  /** Bytes of each task's scratch memory (memory_bound streams through it). */
+  scratchBytes: number;
 }
 
 function instance(params: WorkloadParams): TaskBenchInstance {
@@ -96,6 +100,21 @@ function instance(params: WorkloadParams): TaskBenchInstance {
     throw new LocusError('LOCUS_OPTION_INVALID', `imbalance must be in [0, 2] (got ${imbalance})`, {
       params: ['imbalance'],
     });
+  const scratchBytes = intParam(
+    'scratchBytes',
+    params.scratchBytes,
+    TASKBENCH_DEFAULTS.scratchBytes,
+    0,
+    1 << 30,
+  );
+  if (scratchBytes % 8 !== 0)
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `scratchBytes must be a multiple of 8 (got ${scratchBytes})`,
+      {
+        params: ['scratchBytes'],
+      },
+    );
   if (width * steps > MAX_TASKS)
     throw new LocusError(
       'LOCUS_OPTION_INVALID',
@@ -114,6 +133,7 @@ function instance(params: WorkloadParams): TaskBenchInstance {
     iterations,
     outputBytes,
     imbalance,
+    scratchBytes,
     description: `${pattern} ${steps} steps x ${width} points, kernel ${kernel} (${iterations} iterations), ${outputBytes}-byte outputs`,
     dataBytes: points * outputBytes,
     params: {
@@ -142,13 +162,13 @@ function imbalanceIterations(tb: TaskBenchInstance, t: number, x: number): numbe
 /** Submits the graph: timestep by timestep, point by point, as Task Bench's implementations do. */
 function submit(s: Submitter, tb: TaskBenchInstance): void {
   const { shape, kernel } = tb;
-  if (s.computes && kernel === 'memory_bound')
+  if (s.computes && kernel === 'memory_bound' && tb.scratchBytes < 16 * TASKBENCH_DEFAULTS.samples)
     throw new LocusError(
       'LOCUS_OPTION_INVALID',
-      'kernel memory_bound runs simulated only (its per-task scratch memory is not modelled for real runs): use empty, busy_wait, compute_bound or load_imbalance',
-      { params: ['kernel'] },
+      `kernel memory_bound streams through each task's scratch memory: give scratchBytes of at least ${16 * TASKBENCH_DEFAULTS.samples} (got ${tb.scratchBytes})`,
+      { params: ['scratchBytes'] },
     );
-  const code = kernel === 'memory_bound' ? -1 : TASKBENCH_KERNEL_CODES[kernel];
+  const code = TASKBENCH_KERNEL_CODES[kernel];
   const cl = s.codelet({ name: `taskbench_${kernel}`, kinds: CPU_GPU }, 'taskbenchTask');
   const length = tb.outputBytes / 8;
   let previous = new Map<number, number>();
@@ -164,7 +184,11 @@ function submit(s: Submitter, tb: TaskBenchInstance): void {
       for (const y of pointDependencies(shape, t, x)) accesses.push([previous.get(y)!, AccessMode.R]);
       const iterations = kernel === 'load_imbalance' ? imbalanceIterations(tb, t, x) : tb.iterations;
       const flops = kernel === 'compute_bound' || kernel === 'load_imbalance' ? 2 * 64 * iterations + 64 : 0;
-      s.submit(cl, accesses, { flops, args: [code, iterations, t, x], name: `TB(${t},${x})` });
+      s.submit(cl, accesses, {
+        flops,
+        args: [code, iterations, t, x, tb.scratchBytes, TASKBENCH_DEFAULTS.samples],
+        name: `TB(${t},${x})`,
+      });
     }
     previous = current;
   }
