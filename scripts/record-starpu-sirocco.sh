@@ -45,4 +45,6 @@ const fixture = {
 fs.writeFileSync("test/fixtures/starpu-sirocco/darts-cholesky.json", JSON.stringify(fixture, null, 1) + "\n");
 '
 rm -rf "$out"
+# The repository's formatter (npm run lint checks the fixture too).
+npx biome format --write test/fixtures/starpu-sirocco/darts-cholesky.json >/dev/null
 echo "wrote test/fixtures/starpu-sirocco/darts-cholesky.json" >&2
