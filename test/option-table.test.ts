@@ -63,6 +63,8 @@ const VALUES: { [K in keyof RunOptions]?: RunOptions[K] } = {
   dartsThreshold: 3,
   darts3inputs: true,
   dartsOpti: true,
+  dartsPushFree: true,
+  readyFirst: true,
   targetClean: 50,
   pattern: 'stencil_1d',
   width: 3,
@@ -194,9 +196,9 @@ describe('the option table', { timeout: 300_000 }, () => {
         );
       }
     }
-    // --runtime, --coherence, --mapping, --serial, --prefetch and the three DARTS options;
+    // --runtime, --coherence, --mapping, --serial, --prefetch and the four DARTS options;
     // --cache-lines, --wake-latency, --target-clean.
-    assert.equal(schedulerRows, 8);
+    assert.equal(schedulerRows, 9);
     assert.equal(companionRows, 3);
   });
 
@@ -263,6 +265,7 @@ describe('the option table', { timeout: 300_000 }, () => {
     assert.deepEqual(Object.keys(SCHEDULER_OPTION_READERS).sort(), [
       'darts3inputs',
       'dartsOpti',
+      'dartsPushFree',
       'dartsThreshold',
       'mapping',
       'prefetch',

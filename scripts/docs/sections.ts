@@ -11,6 +11,7 @@ import { DARTS_WINDOW_SECTION } from './darts-window.ts';
 import { MEMORY_PRESSURE_SECTION } from './memory-pressure.ts';
 import { SEED001_CLUSTER_SECTION } from './seed001-cluster.ts';
 import { SEED003_SECTION } from './seed003.ts';
+import { SIROCCO_CHOLESKY_SECTION } from './sirocco-cholesky.ts';
 
 /** A section a script contributes to a page. */
 export interface GeneratedSection {
@@ -28,6 +29,7 @@ export interface GeneratedSection {
 export const SECTIONS: readonly GeneratedSection[] = [
   DARTS_WINDOW_SECTION,
   MEMORY_PRESSURE_SECTION,
+  SIROCCO_CHOLESKY_SECTION,
   SEED003_SECTION,
   SEED001_CLUSTER_SECTION,
 ];

@@ -47,6 +47,7 @@ export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
   noise: { flag: '--noise', runs: SIMS },
   chargeScheduling: { flag: '--charge-scheduling', runs: ['sim'] },
   streams: { flag: '--streams', runs: SIMS },
+  readyFirst: { flag: '--ready-first', runs: ['sim'] },
   inner: { flag: '--inner', runs: ALL, realWorkloads: ['matmul2d', 'stencil'] },
   iterations: { flag: '--iterations', runs: ALL, realWorkloads: ['jacobi', 'stencil', 'taskbench'] },
   keepOutputs: { flag: '--keep-outputs', runs: SIMS },
@@ -116,6 +117,11 @@ export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
   },
   darts3inputs: { flag: '--darts-3inputs', runs: ALL, schedulers: SCHEDULER_OPTION_READERS.darts3inputs },
   dartsOpti: { flag: '--darts-opti', runs: ALL, schedulers: SCHEDULER_OPTION_READERS.dartsOpti },
+  dartsPushFree: {
+    flag: '--darts-push-free',
+    runs: ALL,
+    schedulers: SCHEDULER_OPTION_READERS.dartsPushFree,
+  },
   targetClean: { flag: '--target-clean', runs: ALL, needs: { key: 'minClean', flag: '--min-clean' } },
 };
 

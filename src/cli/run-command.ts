@@ -132,6 +132,8 @@ export interface RunOptions extends SimulationFlags {
   chargeScheduling?: boolean;
   submitWindow?: number;
   pipeline?: number;
+  /** --ready-first (simulation). */
+  readyFirst?: boolean;
   priorities: string;
   mode: string;
   check?: boolean;
@@ -178,10 +180,16 @@ export async function runCommand(o: RunOptions): Promise<void> {
       `--precision must be single or double (got '${o.precision}')`,
     );
   }
-  if (o.priorities !== 'none' && o.priorities !== 'bottom-level') {
+  if (o.priorities !== 'none' && o.priorities !== 'bottom-level' && o.priorities !== 'starpu') {
     throw new LocusError(
       'LOCUS_OPTION_INVALID',
-      `--priorities must be none or bottom-level (got '${o.priorities}')`,
+      `--priorities must be none, bottom-level or starpu (got '${o.priorities}')`,
+    );
+  }
+  if (o.priorities === 'starpu' && o.workload !== 'cholesky') {
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      `--priorities starpu applies to -w cholesky only (StarPU's cholesky_implicit priorities), not ${o.workload}`,
     );
   }
   checkWorkloadOptions(o);
@@ -246,6 +254,7 @@ export async function runCommand(o: RunOptions): Promise<void> {
       seed: o.seed,
       gpuPipeline: o.pipeline,
       gpuLookahead: o.lookahead,
+      readyFirst: o.readyFirst,
       streams: o.streams,
       noise: o.noise,
       chargeScheduling: o.chargeScheduling,

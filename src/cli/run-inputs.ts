@@ -28,6 +28,7 @@ export function workloadParams(o: RunOptions): WorkloadParams {
     keepOutputs: o.keepOutputs,
     hints: o.hints,
     order: o.order as 'rows' | 'columns' | undefined,
+    ...(o.priorities === 'starpu' ? { starpuPriorities: true } : {}),
   };
 }
 

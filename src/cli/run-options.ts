@@ -99,7 +99,15 @@ export function registerRunCommand(cmd: Command): void {
       'tasks a GPU worker holds, the running one included (default 2; real: every worker, 4)',
       positiveInt,
     )
-    .option('--priorities <kind>', 'task priorities: none or bottom-level', 'none')
+    .option(
+      '--ready-first',
+      "a GPU takes the first buffered task whose inputs are in its memory (StarPU's STARPU_SCHED_READY)",
+    )
+    .option(
+      '--priorities <kind>',
+      "task priorities: none, bottom-level or starpu (cholesky: StarPU's cholesky_implicit ones)",
+      'none',
+    )
     .option('--runtime <version>', "static: seed 004's runtime v1, v2, v3 or v4 (coherence presets)")
     .option(
       '--coherence <list>',

@@ -15,6 +15,7 @@ export interface SimulationFlags {
   dartsThreshold?: number;
   darts3inputs?: boolean;
   dartsOpti?: boolean;
+  dartsPushFree?: boolean;
   /** false with --no-clean-first. */
   cleanFirst?: boolean;
   /** --min-clean: percent of each GPU's replicas kept clean by early write-backs. */
@@ -41,6 +42,10 @@ export function addSimulationOptions(cmd: Command): Command {
     .option('--darts-threshold <n>', 'darts: examine at most n candidate data per decision', positiveInt)
     .option('--darts-3inputs', 'darts: break ties by the tasks one datum away from free')
     .option('--darts-opti', 'darts: pick the datum with the least transfer time per compute time freed')
+    .option(
+      '--darts-push-free',
+      "darts: plan a task pushed with all its inputs on a GPU there at once (StarPU master's darts)",
+    )
     .option('--no-clean-first', "evict in the policy's order alone, not clean (unmodified) replicas first")
     .option(
       '--min-clean <pct>',
@@ -61,5 +66,6 @@ export function schedulerOptionsFrom(f: SimulationFlags): SchedulerOptions {
   if (f.dartsThreshold !== undefined) o.dartsThreshold = f.dartsThreshold;
   if (f.darts3inputs) o.darts3inputs = true;
   if (f.dartsOpti) o.dartsOpti = true;
+  if (f.dartsPushFree) o.dartsPushFree = true;
   return o;
 }

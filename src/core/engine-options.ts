@@ -32,6 +32,14 @@ export interface EngineOptions {
    */
   gpuLookahead?: number;
   /**
+   * A GPU worker takes into its pipeline the first task of its lookahead buffer whose inputs
+   * are all valid in its memory, else the buffer's head (default false: the buffer's order).
+   * StarPU's modular schedulers do this in the queue below the decision (STARPU_SCHED_READY,
+   * STARPU_SCHED_FIFO_READY_FIRST, on for its darts); the buffer's tasks are all ready, so any
+   * order keeps their dependencies. Cost: O(buffer x inputs) per task taken.
+   */
+  readyFirst?: boolean;
+  /**
    * Emit RUN for every task at the front of a worker's pipeline whose inputs are in place, not
    * only for the oldest one (default false). For drivers whose workers queue the tasks they
    * are given and run them in order (the real driver): several tasks in flight per worker hide

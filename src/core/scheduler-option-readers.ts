@@ -32,6 +32,7 @@ export const SCHEDULER_OPTION_READERS: {
   dartsThreshold: DARTS_FAMILY,
   darts3inputs: DARTS_FAMILY,
   dartsOpti: DARTS_FAMILY,
+  dartsPushFree: DARTS_FAMILY,
   mapping: ['static'],
 };
 

@@ -8,6 +8,8 @@ export interface SchedulerOptions {
   darts3inputs?: boolean;
   /** darts: the "opti" order: the datum with the smallest transfer time / compute time freed. */
   dartsOpti?: boolean;
+  /** darts: plan a pushed task at once on a GPU holding all its inputs (StarPU master's push). */
+  dartsPushFree?: boolean;
   /** static: the owner-computes mapping of blocks to GPUs (default: 2-D cyclic). */
   mapping?: import('./mapping.ts').BlockMapping;
 }

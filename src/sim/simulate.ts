@@ -79,6 +79,8 @@ export interface SimulateOptions {
   /** Write modified data home at the end (default true; false stops at the last task). */
   flushAtEnd?: boolean;
   /** Evict clean replicas before modified ones (default true; see EngineOptions.cleanFirst). */
+  /** Take ready buffered tasks first (default false; see EngineOptions.readyFirst). */
+  readyFirst?: boolean;
   cleanFirst?: boolean;
   /** Percent of a GPU's replicas kept clean by early write-backs (default 0: off; see EngineOptions.minClean). */
   minClean?: number;
@@ -186,6 +188,7 @@ function prepare(o: SimulateOptions): PreparedRun {
     gpuPipeline: o.gpuPipeline,
     cpuPipeline: o.cpuPipeline,
     gpuLookahead: o.gpuLookahead,
+    readyFirst: o.readyFirst,
     onProgress: o.onProgress,
     noise: o.noise,
     chargeScheduling: o.chargeScheduling,

@@ -22,6 +22,8 @@ export interface CholeskyInstance extends WorkloadInstance, TiledMatrixParams {
   order: 'rows' | 'columns';
   /** Give wontUse hints for finished tiles. */
   hints: boolean;
+  /** StarPU cholesky_implicit's default priorities (WorkloadParams.starpuPriorities). */
+  starpuPriorities: boolean;
 }
 
 function instance(params: WorkloadParams): CholeskyInstance {
@@ -37,6 +39,7 @@ function instance(params: WorkloadParams): CholeskyInstance {
     ...m,
     order,
     hints: params.hints ?? true,
+    starpuPriorities: params.starpuPriorities ?? false,
     description: `${n}x${n} tiles of ${ts}, ${precision}`,
     dataBytes: ((n * (n + 1)) / 2) * ts * ts * elementBytes(precision),
     params: { tiles: n, tileSize: ts, precision },
@@ -75,9 +78,11 @@ function submit(s: Submitter, c: CholeskyInstance): void {
   const at = (i: number, j: number): number => tile[(i * (i + 1)) / 2 + j]!;
   const dims = [ts];
   const args = dims;
+  // cholesky_implicit.c's potrf/trsm/syrk/gemm_priority with -priority 0 (its default).
+  const prio = (x: number) => (c.starpuPriorities ? { priority: x } : {});
 
   for (let k = 0; k < n; k++) {
-    s.submit(potrf, [[at(k, k), AccessMode.RW]], { dims, args, name: `POTRF(${k})` });
+    s.submit(potrf, [[at(k, k), AccessMode.RW]], { dims, args, name: `POTRF(${k})`, ...prio(2 * n - 2 * k) });
     for (let m = k + 1; m < n; m++) {
       s.submit(
         trsm,
@@ -85,7 +90,7 @@ function submit(s: Submitter, c: CholeskyInstance): void {
           [at(k, k), AccessMode.R],
           [at(m, k), AccessMode.RW],
         ],
-        { dims, args, name: `TRSM(${m},${k})` },
+        { dims, args, name: `TRSM(${m},${k})`, ...prio(2 * n - 2 * k - m) },
       );
     }
     wontUse(at(k, k));
@@ -96,7 +101,7 @@ function submit(s: Submitter, c: CholeskyInstance): void {
           [at(m, k), AccessMode.R],
           [at(m, m), AccessMode.RW],
         ],
-        { dims, args, name: `SYRK(${m},${k})` },
+        { dims, args, name: `SYRK(${m},${k})`, ...prio(2 * n - 2 * k - m) },
       );
     const gemmTask = (m: number, col: number) =>
       s.submit(
@@ -106,7 +111,7 @@ function submit(s: Submitter, c: CholeskyInstance): void {
           [at(col, k), AccessMode.R],
           [at(m, col), AccessMode.RW],
         ],
-        { dims, args, name: `GEMM(${m},${col},${k})` },
+        { dims, args, name: `GEMM(${m},${col},${k})`, ...prio(2 * n - 2 * k - m - col) },
       );
     if (order === 'columns') {
       for (let col = k + 1; col < n; col++) {

@@ -61,6 +61,12 @@ export interface WorkloadParams {
    */
   order?: 'rows' | 'columns';
   /**
+   * Cholesky: the priorities of StarPU's cholesky_implicit example by default (its "-priority
+   * 0"): POTRF(k) 2N - 2k, TRSM(m, k) 2N - 2k - m, SYRK(n, k) 2N - 2k - n, GEMM(m, n, k)
+   * 2N - 2k - m - n (default false: no priorities).
+   */
+  starpuPriorities?: boolean;
+  /**
    * The host memory that will hold every handle: when given, a workload whose data exceed it
    * is refused before its tasks are generated (the engine would refuse it anyway, later).
    */

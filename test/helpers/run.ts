@@ -38,6 +38,7 @@ export interface CheckedRunOptions {
   gpuPipeline?: number;
   cpuPipeline?: number;
   gpuLookahead?: number;
+  readyFirst?: boolean;
   cleanFirst?: boolean;
   minClean?: number;
   targetClean?: number;
@@ -58,6 +59,7 @@ export function checkedRun(graph: TaskGraph, platform: Platform, o: CheckedRunOp
     gpuPipeline: o.gpuPipeline,
     cpuPipeline: o.cpuPipeline,
     gpuLookahead: o.gpuLookahead,
+    readyFirst: o.readyFirst,
     cleanFirst: o.cleanFirst,
     minClean: o.minClean,
     targetClean: o.targetClean,

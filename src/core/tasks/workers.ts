@@ -23,6 +23,7 @@ export interface PipelineOptions {
   cpuPipeline?: number;
   gpuLookahead?: number;
   issueAhead?: boolean;
+  readyFirst?: boolean;
 }
 
 /** Every worker's pipeline and lookahead buffer. */
@@ -44,6 +45,8 @@ export class WorkerPipelines {
   /** Tasks of each worker's pipeline already handed to the driver (RUN emitted). */
   private readonly issued: Int32Array;
   private readonly issueAhead: boolean;
+  /** Take the first buffered task whose inputs are in place (EngineOptions.readyFirst). */
+  private readonly readyFirst: boolean;
   private readonly lookahead: Int32Array;
   private readonly buffer: IntQueue[];
   /** Per replica slot: buffered tasks of that node that read the handle. */
@@ -92,6 +95,7 @@ export class WorkerPipelines {
     this.pipeLen = new Int32Array(nw);
     this.issued = new Int32Array(nw);
     this.issueAhead = options.issueAhead ?? false;
+    this.readyFirst = options.readyFirst ?? false;
     this.bufferStale = new Uint8Array(p.nodes.length);
     this.staleBefore = new Uint8Array(p.nodes.length);
   }
@@ -170,11 +174,37 @@ export class WorkerPipelines {
     for (let w = 0; w < this.nw; w++) {
       const buffer = this.buffer[w]!;
       while (this.pipeLen[w]! < this.depth[w]!) {
-        const t = buffer.length > 0 ? buffer.shift() : sched.pop(w);
+        const t = buffer.length > 0 ? this.takeBuffered(w) : sched.pop(w);
         if (t < 0) break;
         this.accept(t, w);
       }
     }
+  }
+
+  /**
+   * The buffered task worker w takes next: the head, or with readyFirst the first whose
+   * inputs are all valid in w's memory (the head when none is).
+   */
+  private takeBuffered(w: number): number {
+    const buffer = this.buffer[w]!;
+    if (this.readyFirst) {
+      const e = this.e;
+      const g = e.graph;
+      const n = this.node[w]!;
+      for (let i = 0; i < buffer.length; i++) {
+        const t = buffer.at(i);
+        let ready = true;
+        for (let a = g.accessStart.data[t]!; ready && a < g.accessStart.data[t + 1]!; a++) {
+          if (g.accessMode.data[a]! & AccessMode.R && !e.replicas.isValid(g.accessHandle.data[a]!, n))
+            ready = false;
+        }
+        if (ready) {
+          buffer.removeAt(i);
+          return t;
+        }
+      }
+    }
+    return buffer.shift();
   }
 
   /**

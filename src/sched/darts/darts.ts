@@ -66,6 +66,9 @@ export class DartsScheduler implements Scheduler {
   private readonly threshold: number;
   private readonly threeInputs: boolean;
   private readonly opti: boolean;
+  private readonly pushFree: boolean;
+  /** Round-robin start of pushFree's GPU scan (StarPU's round_robin_free_task). */
+  private pushTurn = -1;
 
   // Inputs of each task and tasks reading each datum, growing with submissions.
   private data!: TaskData;
@@ -109,6 +112,7 @@ export class DartsScheduler implements Scheduler {
     this.threshold = options.dartsThreshold ?? 0;
     this.threeInputs = options.darts3inputs ?? false;
     this.opti = options.dartsOpti ?? false;
+    this.pushFree = options.dartsPushFree ?? false;
   }
 
   init(ctx: SchedContext): void {
@@ -147,6 +151,7 @@ export class DartsScheduler implements Scheduler {
     this.index = undefined;
     this.plannedAt = new Float64Array(T);
     this.plans = 0;
+    this.pushTurn = -1;
     this.buckets = new DataBuckets(K, H, 16);
   }
 
@@ -196,6 +201,57 @@ export class DartsScheduler implements Scheduler {
 
   push(task: number): void {
     this.addToPool(task);
+    if (this.pushFree) this.planIfFree(task);
+  }
+
+  /**
+   * StarPU master's darts_push_task (STARPU_DARTS_PUSH_FREE_TASK_ON_GPU_WITH_LEAST_TASK_IN_PLANNED_TASK
+   * = 2, FREE_PUSHED_TASK_POSITION = 1; not in seed 000's Algorithm 2): a task pushed while each
+   * of its inputs is in some GPU's memory (valid or on its way) or read by a task planned there
+   * is planned on that GPU at once, the GPUs looked at in turn from a round-robin start, before
+   * the first planned task with an input not in that memory. Without it the task waits in the
+   * pool (DARTS plans only when a GPU's list is empty) and its data, used by no planned task,
+   * are LUF's first victims. Cost: O(K x inputs) to find the GPU, O(planned tasks x inputs) to
+   * place it.
+   */
+  private planIfFree(t: number): void {
+    const K = this.K;
+    const ins = this.data.inHandle.data;
+    const start = this.data.inStart;
+    this.pushTurn++;
+    for (let j = 0; j < K; j++) {
+      const k = (j + this.pushTurn) % K;
+      const node = this.gpuNode[k]!;
+      let free = this.ctx.canRun(t, this.gpuWorkers[k]!);
+      for (let i = start[t]!; free && i < start[t + 1]!; i++) {
+        const h = ins[i]!;
+        free = this.ctx.isValidOrLoading(h, node) || this.plannedUses[h * K + k]! > 0;
+      }
+      if (!free) continue;
+      this.removeFromPool(t);
+      const list = this.compactPlanned(k);
+      let at = this.plannedHead[k]!;
+      while (at < list.length && (this.where[list[at]!] !== k || this.inMemory(node, list[at]!))) at++;
+      list.splice(at, 0, t);
+      this.where[t] = k;
+      this.plannedCount[k]!++;
+      this.plannedAt[t] = this.plans++;
+      this.index?.add(t, k, 0, this.plannedAt[t]!);
+      for (let i = start[t]!; i < start[t + 1]!; i++) {
+        this.plannedUses[ins[i]! * K + k]!++;
+        this.setLoaded(k, ins[i]!);
+      }
+      return;
+    }
+  }
+
+  /** True when every input of task t is valid or on its way in memory node `node`. */
+  private inMemory(node: number, t: number): boolean {
+    const ins = this.data.inHandle.data;
+    const start = this.data.inStart;
+    for (let i = start[t]!; i < start[t + 1]!; i++)
+      if (!this.ctx.isValidOrLoading(ins[i]!, node)) return false;
+    return true;
   }
 
   pop(worker: number): number {
