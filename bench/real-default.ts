@@ -46,16 +46,55 @@ interface Case {
 const CASES: Case[] = [
   {
     name: 'jacobi 8x8 tiles of 64, 50 iterations, 2 GPUs of 4 MiB',
-    args: ['--workload', 'jacobi', '--tiles', '8', '--tile-size', '64', '--iterations', '50', '--gpus', '2', '--gpu-mem', '4MiB'],
+    args: [
+      '--workload',
+      'jacobi',
+      '--tiles',
+      '8',
+      '--tile-size',
+      '64',
+      '--iterations',
+      '50',
+      '--gpus',
+      '2',
+      '--gpu-mem',
+      '4MiB',
+    ],
     steadyFrom: 5,
   },
   {
     name: 'cholesky 8x8 tiles of 128, 2 GPUs of 2 MiB + 2 CPUs',
-    args: ['--workload', 'cholesky', '--tiles', '8', '--tile-size', '128', '--gpus', '2', '--cpus', '2', '--gpu-mem', '2MiB'],
+    args: [
+      '--workload',
+      'cholesky',
+      '--tiles',
+      '8',
+      '--tile-size',
+      '128',
+      '--gpus',
+      '2',
+      '--cpus',
+      '2',
+      '--gpu-mem',
+      '2MiB',
+    ],
   },
   {
     name: 'gemm 6x6 tiles of 128, 2 GPUs of 2 MiB + 2 CPUs',
-    args: ['--workload', 'gemm', '--tiles', '6', '--tile-size', '128', '--gpus', '2', '--cpus', '2', '--gpu-mem', '2MiB'],
+    args: [
+      '--workload',
+      'gemm',
+      '--tiles',
+      '6',
+      '--tile-size',
+      '128',
+      '--gpus',
+      '2',
+      '--cpus',
+      '2',
+      '--gpu-mem',
+      '2MiB',
+    ],
   },
 ];
 
@@ -79,11 +118,16 @@ interface Report {
 }
 
 function runOnce(c: Case, sched: string): Sample {
-  const r = spawnSync(process.execPath, [BIN, 'run', '--mode', 'real', ...c.args, '--sched', sched, '--check', '--json'], {
-    encoding: 'utf8',
-    env: { ...process.env, LOCUS_PERFMODEL_DIR: models },
-  });
-  if (r.status !== 0) throw new Error(`${c.name} under ${sched} failed: ${r.stderr.trim().split('\n').pop()}`);
+  const r = spawnSync(
+    process.execPath,
+    [BIN, 'run', '--mode', 'real', ...c.args, '--sched', sched, '--check', '--json'],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, LOCUS_PERFMODEL_DIR: models },
+    },
+  );
+  if (r.status !== 0)
+    throw new Error(`${c.name} under ${sched} failed: ${r.stderr.trim().split('\n').pop()}`);
   const j = JSON.parse(r.stdout) as Report;
   const moved = (x: { bytesToDevices: number; bytesFromDevices: number; bytesDeviceToDevice: number }) =>
     x.bytesToDevices + x.bytesFromDevices + x.bytesDeviceToDevice;
@@ -91,7 +135,8 @@ function runOnce(c: Case, sched: string): Sample {
   return {
     makespanS: j.makespanS,
     bytes: moved(j),
-    steadyBytes: later && later.length > 0 ? later.reduce((s, x) => s + moved(x), 0) / later.length : undefined,
+    steadyBytes:
+      later && later.length > 0 ? later.reduce((s, x) => s + moved(x), 0) / later.length : undefined,
     residual: j.residual,
   };
 }
@@ -99,7 +144,8 @@ function runOnce(c: Case, sched: string): Sample {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const loaders: ChildProcess[] = [];
-for (let i = 0; i < load; i++) loaders.push(spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
+for (let i = 0; i < load; i++)
+  loaders.push(spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
 const stopLoaders = () => {
   for (const p of loaders) p.kill('SIGKILL');
 };
