@@ -3,9 +3,12 @@
  * test/fixtures/starpu-rec replayed by `locus replay`: the CPU runs with their recorded task
  * durations on 2 CPU workers, under dmdar (the scheduler that recorded them) and eager; StarPU's
  * SimGrid runs on sirocco on the platform `locus platform import starpu` makes of the same
- * sampling, under the scheduler that recorded each. The replay's makespan against the
- * recorded one. Deterministic (the records are fixed).
+ * sampling, under the scheduler that recorded each, beside StarPU's own replayer on the same
+ * records (starpu_replay in SimGrid, test/fixtures/starpu-rec/starpu-replay.json, measured by
+ * scripts/record-starpu-replay.sh). The replay's makespan against the recorded one.
+ * Deterministic (the records are fixed).
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { table } from '../src/cli/format.ts';
 import { resolvePlatform } from '../src/platform/presets.ts';
@@ -43,20 +46,39 @@ const { platform: sirocco } = await importStarpuPlatform({
   gpus: 2,
   gpuMemory: 500 * 2 ** 20,
 });
-const sg = [['record (SimGrid, sirocco 2 GPUs, 500 MiB)', 'tasks', 'recorded (ms)', 'replay (ms)', 'ratio']];
+const starpuReplay = JSON.parse(
+  readFileSync(
+    fileURLToPath(new URL('../test/fixtures/starpu-rec/starpu-replay.json', import.meta.url)),
+    'utf8',
+  ),
+) as { runs: { record: string; makespanMs: number }[] };
+const sg = [
+  [
+    'record (SimGrid, sirocco 2 GPUs, 500 MiB)',
+    'tasks',
+    'recorded (ms)',
+    'locus replay (ms)',
+    'ratio',
+    'starpu_replay (ms)',
+    'ratio',
+  ],
+];
 for (const sched of ['dmdar', 'eager']) {
   const name = `cholesky-simgrid-sirocco-${sched}`;
   const file = fileURLToPath(new URL(`../test/fixtures/starpu-rec/${name}.rec.gz`, import.meta.url));
   const r = replay({ file, platform: compilePlatform(sirocco, 'sirocco'), scheduler: sched });
+  const theirs = starpuReplay.runs.find((x) => x.record === name)!.makespanMs;
   sg.push([
     name,
     String(r.report.tasks),
     (r.recorded.makespanS * 1e3).toFixed(1),
     (r.report.makespanS * 1e3).toFixed(1),
     (r.report.makespanS / r.recorded.makespanS).toFixed(3),
+    theirs.toFixed(1),
+    (theirs / 1e3 / r.recorded.makespanS).toFixed(3),
   ]);
 }
 console.log(
-  '\nStarPU SimGrid runs replayed on the imported sirocco under the same scheduler (platform durations)',
+  "\nStarPU SimGrid runs replayed on the imported sirocco under the same scheduler (platform durations), and by StarPU's starpu_replay",
 );
 console.log(table(sg));
