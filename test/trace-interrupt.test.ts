@@ -38,6 +38,26 @@ function start(
   return { child, done };
 }
 
+/** A fresh path for the readiness file of test/helpers/signal-ready.mjs. */
+function readyFile(): string {
+  return join(mkdtempSync(join(tmpdir(), 'locus-ready-')), 'ready');
+}
+
+/** ENV plus the hook that writes `ready` once the run listens for SIGINT and SIGTERM. */
+function readyEnv(ready: string): NodeJS.ProcessEnv {
+  const hook = new URL('./helpers/signal-ready.mjs', import.meta.url).href;
+  return {
+    ...ENV,
+    LOCUS_TEST_SIGNAL_READY: ready,
+    NODE_OPTIONS: `${ENV.NODE_OPTIONS ?? ''} --import ${hook}`,
+  };
+}
+
+/** Resolves once `file` exists (test/helpers/signal-ready.mjs: the run listens for SIGTERM). */
+async function appears(file: string): Promise<void> {
+  while (!existsSync(file)) await new Promise((r) => setTimeout(r, 20));
+}
+
 /** Resolves once a temporary trace file exists in `dir` (the simulation has started). */
 async function partialAppears(dir: string): Promise<void> {
   while (!readdirSync(dir).some((f) => f.endsWith('.partial'))) await new Promise((r) => setTimeout(r, 20));
@@ -93,8 +113,10 @@ describe('trace files whole or absent', () => {
       const dir = mkdtempSync(join(tmpdir(), 'locus-trace-'));
       const file = join(dir, 't.json');
       // 171,700 tasks: many seconds of simulation, stopped within its first ones.
-      const run = start(['-w', 'cholesky', '-n', '100', '--trace', file]);
+      const ready = readyFile();
+      const run = start(['-w', 'cholesky', '-n', '100', '--trace', file], readyEnv(ready));
       await partialAppears(dir);
+      await appears(ready);
       run.child.kill(signal);
       const { code: exit, err } = await run.done;
       assert.equal(exit, code, err);
@@ -122,11 +144,14 @@ describe('trace files whole or absent', () => {
     const dir = mkdtempSync(join(tmpdir(), 'locus-trace-'));
     const file = join(dir, 't.json');
     // The JavaScript kernels: seconds of work, where the native ones may finish first.
+    const ready = readyFile();
     const run = start(
       ['--mode', 'real', '-w', 'gemm', '--tiles', '12', '--tile-size', '256', '--cpus', '2', '--trace', file],
-      { ...ENV, LOCUS_KERNELS: 'js' },
+      { ...readyEnv(ready), LOCUS_KERNELS: 'js' },
     );
-    await new Promise((r) => setTimeout(r, 2500)); // threads started, tasks running
+    // The run listens for SIGTERM before its runtime starts the threads; a little later tasks run.
+    await appears(ready);
+    await new Promise((r) => setTimeout(r, 300));
     run.child.kill('SIGTERM');
     const { code, err } = await run.done;
     assert.equal(code, 143, err);
