@@ -30,4 +30,5 @@ for (let i = 0; i < pairs.length; i += 2)
 const settings = "STARPU_HOSTNAME=sirocco STARPU_NCPU=0 STARPU_NCUDA=2 STARPU_LIMIT_CUDA_MEM=500 STARPU_SIMGRID_CUDA_MALLOC_COST=0";
 process.stdout.write(JSON.stringify({ tool: "starpu_replay", starpuCommit: commit, simgrid, settings, runs }, null, 1) + "\n");
 ' "$commit" "$(pkg-config --modversion simgrid 2>/dev/null || echo unknown)" "${out[@]}" > test/fixtures/starpu-rec/starpu-replay.json
+npx biome format --write test/fixtures/starpu-rec/starpu-replay.json >/dev/null
 echo "wrote test/fixtures/starpu-rec/starpu-replay.json"
