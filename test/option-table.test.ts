@@ -74,6 +74,7 @@ const VALUES: { [K in keyof RunOptions]?: RunOptions[K] } = {
   period: 1,
   outputBytes: 16,
   imbalance: 0.5,
+  scratchBytes: 4096,
 };
 
 /** The workload that reads a size option (the others run cholesky). */
@@ -93,6 +94,7 @@ const WORKLOAD_OF: { [K in keyof RunOptions]?: string } = {
   period: 'taskbench',
   outputBytes: 'taskbench',
   imbalance: 'taskbench',
+  scratchBytes: 'taskbench',
 };
 
 /** What each option needs beside it to be read (the table's `needs`, spelled out here). */
