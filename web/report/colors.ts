@@ -1,0 +1,42 @@
+/** The viewer's colours: codelets (Tableau 10, then repeats), transfer kinds, states. */
+
+const PALETTE = [
+  '#4e79a7',
+  '#f28e2b',
+  '#59a14f',
+  '#b07aa1',
+  '#edc948',
+  '#76b7b2',
+  '#ff9da7',
+  '#9c755f',
+  '#e15759',
+  '#bab0ac',
+];
+
+/** One colour per codelet name, the same in every run of the page. */
+export function codeletColors(names: readonly string[]): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const n of names) if (!m.has(n)) m.set(n, PALETTE[m.size % PALETTE.length]!);
+  return m;
+}
+
+/** Transfer kinds (src/core/protocol.ts TRANSFER_KIND_NAMES). */
+export const KIND_COLORS: Record<string, string> = {
+  fetch: '#4e79a7',
+  prefetch: '#76b7b2',
+  stage: '#b07aa1',
+  writeback: '#f28e2b',
+  flush: '#e15759',
+  'write-through': '#edc948',
+  'early-writeback': '#ff9da7',
+};
+
+/** Kinds that write data home (marked on their source node's memory). */
+export const WRITEBACK_KINDS = new Set(['writeback', 'flush', 'write-through', 'early-writeback']);
+
+export const IDLE = '#f3f3f3';
+export const WAITING = '#f4a6a6';
+export const EVICT = '#d62728';
+export const WRITEBACK = '#1f77b4';
+export const MEMORY = '#8cb3d9';
+export const READY = '#59a14f';
