@@ -153,6 +153,33 @@ describe('locus report and locus run --html', () => {
     assert.ok(statSync(out).size < 1e6);
   });
 
+  test('locus sweep writes an index.html beside its files', () => {
+    const out = join(dir, 'sweep');
+    const r = locus(
+      'sweep',
+      '-w',
+      'matmul2d',
+      '--sizes',
+      '4,6',
+      '--sched',
+      'eager,dmdar',
+      '--no-plots',
+      '--out',
+      out,
+    );
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /wrote .*index\.html/);
+    const page = readFileSync(join(out, 'index.html'), 'utf8');
+    assert.match(
+      page,
+      /<h2>throughput \(GFlop\/s\)<\/h2><table><thead><tr><th>N<\/th><th>working set<\/th><th>eager<\/th><th>dmdar<\/th>/,
+    );
+    for (const f of ['runs.csv', 'summary.csv', 'settings.json']) {
+      assert.match(page, new RegExp(`<a href="${f}">`));
+      assert.ok(existsSync(join(out, f)));
+    }
+  });
+
   test('bad input: one line, exit code 2', () => {
     const notTrace = join(dir, 'not-trace.json');
     writeFileSync(notTrace, '{"a": 1}');

@@ -57,6 +57,7 @@ describe('the HTML report in Chromium', { skip: browserSkip(), timeout: 180_000 
   let browser: Browser;
   const single = join(dir, 'run.html');
   const pair = join(dir, 'pair.html');
+  const sweep = join(dir, 'sweep');
 
   before(async () => {
     locus(
@@ -77,6 +78,7 @@ describe('the HTML report in Chromium', { skip: browserSkip(), timeout: 180_000 
     locus('run', '-w', 'cholesky', '-n', '10', '--sched', 'eager', '--gpu-mem', '100MB', '--trace', a);
     locus('run', '-w', 'cholesky', '-n', '10', '--sched', 'dmdar', '--gpu-mem', '100MB', '--trace', b);
     locus('report', a, b, '-o', pair);
+    locus('sweep', '-w', 'matmul2d', '--sizes', '4,6', '--sched', 'eager,dmdar', '--out', sweep);
     browser = await launchChromium();
   });
   after(async () => {
@@ -154,6 +156,21 @@ describe('the HTML report in Chromium', { skip: browserSkip(), timeout: 180_000 
     }
     const header = await page.locator('section[data-panel="summary"] thead').innerText();
     assert.match(header, /eager\+lru\s+dmdar\+lru/);
+    assert.deepEqual(errors, []);
+  });
+
+  test("a sweep's index.html shows its plots and tables", async () => {
+    const errors: string[] = [];
+    const page = await offlinePage(browser, errors);
+    await page.goto(pathToFileURL(join(sweep, 'index.html')).href);
+    assert.match(await page.locator('h2').first().innerText(), /throughput/);
+    const images = page.locator('img');
+    // The plots need the optional plotting packages; when drawn, they load from beside it.
+    for (let i = 0; i < (await images.count()); i++) {
+      assert.ok(
+        await images.nth(i).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0),
+      );
+    }
     assert.deepEqual(errors, []);
   });
 });
