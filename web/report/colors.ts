@@ -13,10 +13,10 @@ const PALETTE = [
   '#bab0ac',
 ];
 
-/** One colour per codelet name, the same in every run of the page. */
+/** One colour per codelet name (in name order: the same in every page with those codelets). */
 export function codeletColors(names: readonly string[]): Map<string, string> {
   const m = new Map<string, string>();
-  for (const n of names) if (!m.has(n)) m.set(n, PALETTE[m.size % PALETTE.length]!);
+  for (const n of [...new Set(names)].sort()) m.set(n, PALETTE[m.size % PALETTE.length]!);
   return m;
 }
 

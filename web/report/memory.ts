@@ -40,17 +40,19 @@ export const memory: Panel = {
   id: 'memory',
   title: 'Memory in use per node (dashed: capacity; red ticks: evictions; blue ticks: write-backs)',
   rows(run) {
-    const nodes = run.facts.platform.nodes;
+    // The nodes the trace has a memory counter for (host memory has none).
+    const nodes = run.facts.platform.nodes.map((_, i) => i).filter((i) => run.memIndex[i]!.length > 0);
     return stack(
-      nodes.map((n) => n.name),
+      nodes.map((i) => run.facts.platform.nodes[i]!.name),
       nodes.map(() => ROW),
       TICK * 2 + 4,
-    ).map((r) => ({ ...r, top: r.top + TICK + 1 }));
+    ).map((r, k) => ({ ...r, top: r.top + TICK + 1, index: nodes[k]! }));
   },
   draw(ctx, run, rows, x, shared) {
     const c = run.columns;
     let marks = 0;
-    rows.forEach((row, n) => {
+    rows.forEach((row) => {
+      const n = row.index!;
       ctx.fillStyle = '#f7f7f7';
       ctx.fillRect(LEFT, row.top, x.width - LEFT, row.height);
       const yTop = shared.memoryTop[n]! || 1;
@@ -97,16 +99,17 @@ export const memory: Panel = {
     return marks;
   },
   hit(run, rows, x, px, py) {
-    const n = rowAt(
+    const k = rowAt(
       rows.map((r) => ({ ...r, top: r.top - TICK - 1, height: r.height + 2 * TICK + 2 })),
       py,
     );
-    if (n < 0 || px < LEFT) return null;
+    if (k < 0 || px < LEFT) return null;
+    const n = rows[k]!.index!;
     const c = run.columns;
     const t = x.t(px);
     const index = run.memIndex[n]!;
-    const k = lowerBoundIndexed(c.memTime, index, t + 1e-15) - 1;
-    const used = k >= 0 ? c.memBytes[index[k]!]! : 0;
+    const last = lowerBoundIndexed(c.memTime, index, t + 1e-15) - 1;
+    const used = last >= 0 ? c.memBytes[index[last]!]! : 0;
     const node = run.facts.platform.nodes[n]!;
     const tol = 3 * x.perPixel;
     const ev = run.evIndex[n]!;

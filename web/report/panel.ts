@@ -5,6 +5,8 @@ import type { TimeScale } from './scale.ts';
 /** A row of a panel (a worker, a link, a node). */
 export interface Row {
   label: string;
+  /** What the row shows (a node's index for the memory panel); default its position. */
+  index?: number;
   /** Top and height, CSS pixels. */
   top: number;
   height: number;
