@@ -43,6 +43,11 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     register: async (program, name, summary) =>
       (await import('./report-command.ts')).registerReportCommand(program, name, summary),
   },
+  playground: {
+    summary: 'the simulator in a web page: serve it on 127.0.0.1, or write it to a folder (--out)',
+    register: async (program, name, summary) =>
+      (await import('./playground-command.ts')).registerPlaygroundCommand(program, name, summary),
+  },
   partition: {
     summary: "split an iterated kernel sequence over the devices (seed 003's benchmarks and strategies)",
     register: async (program, name, summary) =>

@@ -1,0 +1,30 @@
+/**
+ * The playground's runs (src/playground/simulate-run.ts, what its web worker calls) give the
+ * report `locus run --json` gives for the same inputs, to the last digit (the wall-clock
+ * figures aside).
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { commandLine, simulateRun } from '../src/playground/simulate-run.ts';
+import { cliReport, PLAYGROUND_CASES, withoutWallClock } from './helpers/playground-cases.ts';
+
+describe('a playground run', () => {
+  for (const run of PLAYGROUND_CASES) {
+    test(`equals ${commandLine(run)} --json`, async () => {
+      const { report, page } = await simulateRun(run);
+      assert.deepEqual(withoutWallClock(JSON.parse(JSON.stringify(report))), cliReport(run));
+      assert.equal(page.columns.taskStart.length, report.tasks);
+    });
+  }
+
+  test('bad input: a LocusError naming it', async () => {
+    await assert.rejects(simulateRun({ ...PLAYGROUND_CASES[0]!, policy: 'nope' }), { name: 'LocusError' });
+    await assert.rejects(
+      simulateRun({ ...PLAYGROUND_CASES[0]!, platform: { preset: 'nowhere' } }),
+      /unknown platform 'nowhere'/,
+    );
+    await assert.rejects(simulateRun({ ...PLAYGROUND_CASES[0]!, platform: { file: '{"name": 1}' } }), {
+      name: 'LocusError',
+    });
+  });
+});
