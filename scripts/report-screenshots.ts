@@ -1,7 +1,8 @@
 /**
  * The screenshots of docs/guide.md's "See a run" section, made from the commands that section
  * shows: the page of cholesky N=30 under darts+luf (zoomed on a stretch of the run, a task
- * hovered) and eager beside dmdar. Needs Chromium (as the browser tests do).
+ * hovered), eager beside dmdar, and the playground after running matmul2d N=20 under eager
+ * and darts+luf. Needs Chromium (as the browser tests do).
  *
  *   node --import tsx scripts/report-screenshots.ts      (after npm run build)
  */
@@ -31,6 +32,7 @@ locus('run', ...run, '--sched', 'darts+luf', '--html', join(dir, 'r.html'));
 locus('run', ...run, '--sched', 'eager', '--trace', join(dir, 'eager.json'), '--json');
 locus('run', ...run, '--sched', 'dmdar', '--trace', join(dir, 'dmdar.json'), '--json');
 locus('report', join(dir, 'eager.json'), join(dir, 'dmdar.json'), '-o', join(dir, 'cmp.html'));
+locus('playground', '--out', join(dir, 'site'));
 
 /** Opens a page and waits for it to draw. */
 async function open(page: Page, file: string): Promise<void> {
@@ -73,6 +75,16 @@ try {
   const pair = await offlinePage(browser, [], { width: 1200, height: 1000 });
   await open(pair, join(dir, 'cmp.html'));
   await shoot(pair, join(root, 'docs/img/report-compare.png'));
+  const play = await offlinePage(browser, [], { width: 1200, height: 1000 });
+  await play.goto(pathToFileURL(join(dir, 'site', 'index.html')).href);
+  await play.waitForFunction(
+    () => (window as { locusPlayground?: { state: string } }).locusPlayground?.state === 'ready',
+  );
+  await play.click('#run');
+  await play.waitForFunction(
+    () => (window as { locusPlayground?: { state: string } }).locusPlayground?.state === 'done',
+  );
+  await shoot(play, join(root, 'docs/img/playground.png'));
 } finally {
   await browser.close();
   rmSync(dir, { recursive: true, force: true });
