@@ -40,7 +40,6 @@ const NODE_NAMES = [
   'createServer',
   'createRequire',
   'homedir',
-  'basename',
   'dirname',
   'resolve',
   'isAbsolute',
@@ -67,6 +66,8 @@ const nodeStubs = {
         ...NODE_NAMES.map((k) => `export const ${k} = no('${k}');`),
         'export const availableParallelism = () => 1, totalmem = () => 0, existsSync = () => false;',
         "export const join = (...p) => p.join('/');",
+        // A platform file's default name is its file's base name.
+        "export const basename = (p, ext) => { const b = p.split('/').pop(); return ext && b.endsWith(ext) ? b.slice(0, -ext.length) : b; };",
         'export const MessageChannel = globalThis.MessageChannel, parentPort = null, workerData = undefined;',
         'export default {};',
       ].join('\n'),

@@ -16,7 +16,7 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import type { PlaygroundRun } from '../src/playground/simulate-run.ts';
 import { browserSkip, launchChromium, offlinePage } from './helpers/browser.ts';
-import { cliReport, PLAYGROUND_CASES, withoutWallClock } from './helpers/playground-cases.ts';
+import { cliReport, PLAYGROUND_CASES, presetFile, withoutWallClock } from './helpers/playground-cases.ts';
 
 declare global {
   interface Window {
@@ -44,7 +44,7 @@ async function fill(p: Page, runs: PlaygroundRun[]): Promise<void> {
 }
 
 /** Clicks Run and waits for the runs to end; returns the state. */
-async function run(p: Page): Promise<string> {
+async function runForm(p: Page): Promise<string> {
   await p.click('#run');
   await p.waitForFunction(() => window.locusPlayground.state !== 'running', null, { timeout: 120_000 });
   return p.evaluate(() => window.locusPlayground.state);
@@ -71,7 +71,7 @@ describe('the playground in Chromium', { skip: browserSkip(), timeout: 300_000 }
     await p.waitForFunction(() => window.locusPlayground.state === 'ready');
     for (const runs of [PLAYGROUND_CASES.slice(0, 2), PLAYGROUND_CASES.slice(2)]) {
       await fill(p, runs);
-      assert.equal(await run(p), 'done', await p.evaluate(() => window.locusPlayground.error ?? ''));
+      assert.equal(await runForm(p), 'done', await p.evaluate(() => window.locusPlayground.error ?? ''));
       const results = await p.evaluate(() => window.locusPlayground.results);
       assert.deepEqual(
         results.map((r) => r.policy),
@@ -89,6 +89,29 @@ describe('the playground in Chromium', { skip: browserSkip(), timeout: 300_000 }
       // The panels of every run, side by side.
       assert.equal(await p.locator('section[data-panel="gantt"] canvas').count(), runs.length);
     }
+    assert.deepEqual(errors, []);
+  });
+
+  test('a pasted platform file replaces the preset', async () => {
+    const errors: string[] = [];
+    const p = await offlinePage(browser, errors);
+    await p.goto(pathToFileURL(page).href);
+    await p.waitForFunction(() => window.locusPlayground.state === 'ready');
+    const run: PlaygroundRun = {
+      platform: { file: presetFile('hannibal'), gpuMem: 200 * 2 ** 20 },
+      workload: 'cholesky',
+      params: { tiles: 6 },
+      policy: 'dmdas',
+      seed: 1,
+    };
+    await p.fill('#platformfile', (run.platform as { file: string }).file);
+    await p.fill('#gpumem', '200');
+    await p.selectOption('#workload', 'cholesky');
+    await p.fill('#tiles', '6');
+    await p.fill('#policies', 'dmdas');
+    assert.equal(await runForm(p), 'done', await p.evaluate(() => window.locusPlayground.error ?? ''));
+    const [result] = await p.evaluate(() => window.locusPlayground.results);
+    assert.deepEqual(withoutWallClock(result!.report), cliReport(run));
     assert.deepEqual(errors, []);
   });
 
@@ -111,7 +134,7 @@ describe('the playground in Chromium', { skip: browserSkip(), timeout: 300_000 }
     await p.click('#stop');
     await p.waitForFunction(() => window.locusPlayground.state === 'stopped');
     await p.fill('#tiles', '4');
-    assert.equal(await run(p), 'done');
+    assert.equal(await runForm(p), 'done');
     assert.deepEqual(errors, []);
   });
 

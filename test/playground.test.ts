@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { commandLine, simulateRun } from '../src/playground/simulate-run.ts';
-import { cliReport, PLAYGROUND_CASES, withoutWallClock } from './helpers/playground-cases.ts';
+import { cliReport, PLAYGROUND_CASES, presetFile, withoutWallClock } from './helpers/playground-cases.ts';
 
 describe('a playground run', () => {
   for (const run of PLAYGROUND_CASES) {
@@ -16,6 +16,19 @@ describe('a playground run', () => {
       assert.equal(page.columns.taskStart.length, report.tasks);
     });
   }
+
+  test('with a pasted platform file, equals locus run --platform FILE --json', async () => {
+    const run = {
+      platform: { file: presetFile('hannibal'), gpuMem: 200 * 2 ** 20 },
+      workload: 'cholesky',
+      params: { tiles: 6 },
+      policy: 'dmdas',
+      seed: 1,
+    };
+    const { report } = await simulateRun(run);
+    assert.equal(report.platform, 'hannibal');
+    assert.deepEqual(withoutWallClock(JSON.parse(JSON.stringify(report))), cliReport(run));
+  });
 
   test('bad input: a LocusError naming it', async () => {
     await assert.rejects(simulateRun({ ...PLAYGROUND_CASES[0]!, policy: 'nope' }), { name: 'LocusError' });

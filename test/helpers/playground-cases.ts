@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { commandLine, type PlaygroundRun } from '../../src/playground/simulate-run.ts';
@@ -30,9 +30,24 @@ export const PLAYGROUND_CASES: PlaygroundRun[] = [
   },
 ];
 
-/** `locus run --json` for a run, its wall-clock figures left out. */
+/** A platform file's text: the preset `name`'s, as `locus platforms NAME --json` writes it. */
+export function presetFile(name: string): string {
+  const r = spawnSync(process.execPath, ['bin/locus.mjs', 'platforms', name, '--json'], {
+    encoding: 'utf8',
+    env: ENV,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout;
+}
+
+/** `locus run --json` for a run (a pasted platform file goes to a file), its wall-clock figures left out. */
 export function cliReport(run: PlaygroundRun): Record<string, unknown> {
   const args = commandLine(run).split(' ').slice(1);
+  if ('file' in run.platform) {
+    const file = join(mkdtempSync(join(tmpdir(), 'locus-platform-')), 'platform.json');
+    writeFileSync(file, run.platform.file);
+    args[args.indexOf('platform.json')] = file;
+  }
   const r = spawnSync(process.execPath, ['bin/locus.mjs', ...args, '--json'], { encoding: 'utf8', env: ENV });
   assert.equal(r.status, 0, r.stderr);
   return withoutWallClock(JSON.parse(r.stdout));
