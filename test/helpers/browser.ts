@@ -3,7 +3,9 @@
  * (.ci/run installs it), or the one LOCUS_CHROMIUM names. `chromiumPath()` is undefined when
  * none is installed: those tests then skip, saying why.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
@@ -20,10 +22,26 @@ export function browserSkip(): string | false {
   return chromiumPath() ? false : 'no Chromium here (apt-get install chromium, or set LOCUS_CHROMIUM)';
 }
 
-/** Starts headless Chromium (no sandbox: CI runs as root). */
+/**
+ * Starts headless Chromium (no sandbox: CI runs as root), its configuration folder (where
+ * Debian's Chromium keeps its crash reports, even with a temporary profile) in a temporary
+ * folder removed when the browser closes, never the user's ~/.config.
+ */
 export async function launchChromium(): Promise<Browser> {
   const { chromium } = await import('playwright-core');
-  return chromium.launch({ executablePath: chromiumPath()!, args: ['--no-sandbox'] });
+  const home = mkdtempSync(join(tmpdir(), 'locus-chromium-'));
+  const browser = await chromium.launch({
+    executablePath: chromiumPath()!,
+    args: ['--no-sandbox'],
+    env: {
+      ...process.env,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, '.config'),
+      XDG_CACHE_HOME: join(home, '.cache'),
+    },
+  });
+  browser.on('disconnected', () => rmSync(home, { recursive: true, force: true }));
+  return browser;
 }
 
 /**

@@ -34,9 +34,15 @@ export const KIND_COLORS: Record<string, string> = {
 /** Kinds that write data home (marked on their source node's memory). */
 export const WRITEBACK_KINDS = new Set(['writeback', 'flush', 'write-through', 'early-writeback']);
 
+/** A worker's row where it is idle. */
 export const IDLE = '#f3f3f3';
+/** A worker holding a task that waits for its data. */
 export const WAITING = '#f4a6a6';
+/** Eviction ticks. */
 export const EVICT = '#d62728';
+/** Write-back ticks. */
 export const WRITEBACK = '#1f77b4';
+/** Memory in use. */
 export const MEMORY = '#8cb3d9';
+/** The ready-task count. */
 export const READY = '#59a14f';

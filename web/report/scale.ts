@@ -1,7 +1,8 @@
 /** The time axis every panel shares: the window shown and the mapping to canvas x. */
 
-/** Left margin (row labels) and right margin of every canvas, CSS pixels. */
+/** Left margin of every canvas (row labels), CSS pixels. */
 export const LEFT = 96;
+/** Right margin of every canvas, CSS pixels. */
 export const RIGHT = 8;
 
 /** A time window on a canvas of a given width. */
