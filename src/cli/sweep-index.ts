@@ -97,7 +97,7 @@ th,td{padding:2px 12px 2px 0;text-align:right}thead th{border-bottom:1px solid #
 </head>
 <body>
 <h1>${esc(x.title)}</h1>
-<pre>${esc(x.description)}</pre>
+${x.description ? `<pre>${esc(x.description)}</pre>` : ''}
 ${plots}
 ${x.grids.map(table).join('\n')}
 <h2>Files</h2>
