@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
+import { commandLine } from '../src/playground/command-line.ts';
 import type { PlaygroundRun } from '../src/playground/simulate-run.ts';
 import { browserSkip, launchChromium, offlinePage } from './helpers/browser.ts';
 import { cliReport, PLAYGROUND_CASES, presetFile, withoutWallClock } from './helpers/playground-cases.ts';
@@ -23,7 +24,7 @@ declare global {
     locusPlayground: {
       state: string;
       error?: string;
-      results: { policy: string; report: Record<string, unknown> }[];
+      results: { policy: string; report: Record<string, unknown>; command: string }[];
     };
   }
 }
@@ -80,6 +81,7 @@ describe('the playground in Chromium', { skip: browserSkip(), timeout: 300_000 }
       for (const [i, r] of runs.entries()) {
         const cli = cliReport(r);
         assert.deepEqual(withoutWallClock(results[i]!.report), cli, r.policy);
+        assert.equal(results[i]!.command, commandLine(r), 'the command line it shows');
         // The table shows the same numbers.
         for (const key of ['makespanS', 'gflops', 'bytesToDevices', 'transfers', 'evictions', 'writebacks']) {
           const cell = p.locator(`tr[data-policy="${r.policy}"] td[data-key="${key}"]`);

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { commandLine, simulateRun } from '../src/playground/simulate-run.ts';
+import { commandLine } from '../src/playground/command-line.ts';
+import { simulateRun } from '../src/playground/simulate-run.ts';
 import { cliReport, PLAYGROUND_CASES, presetFile, withoutWallClock } from './helpers/playground-cases.ts';
 
 describe('a playground run', () => {
@@ -14,6 +15,18 @@ describe('a playground run', () => {
       const { report, page } = await simulateRun(run);
       assert.deepEqual(withoutWallClock(JSON.parse(JSON.stringify(report))), cliReport(run));
       assert.equal(page.columns.taskStart.length, report.tasks);
+    });
+  }
+
+  for (const run of [
+    { workload: 'random', params: { tasks: 300, data: 40, degree: 3 }, policy: 'dmdar' },
+    { workload: 'taskbench', params: { pattern: 'stencil_1d', width: 8, steps: 12 }, policy: 'darts' },
+    { workload: 'cholesky', params: { tiles: 6, precision: 'double' as const }, policy: 'dmdas' },
+  ]) {
+    test(`with other workload options: ${run.workload} ${JSON.stringify(run.params)}`, async () => {
+      const full = { ...run, platform: { preset: 'v100x2' }, seed: 2 };
+      const { report } = await simulateRun(full);
+      assert.deepEqual(withoutWallClock(JSON.parse(JSON.stringify(report))), cliReport(full));
     });
   }
 

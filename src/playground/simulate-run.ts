@@ -21,12 +21,18 @@ export type PlatformChoice =
   | { preset: string; gpus?: number; cpus?: number; gpuMem?: number }
   | { file: string; gpuMem?: number };
 
+/** The workload options a playground run may set (the seed is the run's, hints stay on). */
+export type PlaygroundParams = Omit<WorkloadParams, 'seed' | 'host' | 'hints'>;
+
 /** What a playground run is made of. */
 export interface PlaygroundRun {
   platform: PlatformChoice;
   workload: string;
-  /** The workload's size options (--tiles, --tile-size, ...), as `locus run` takes them. */
-  params: Pick<WorkloadParams, 'tiles' | 'tileSize' | 'precision' | 'inner' | 'iterations'>;
+  /**
+   * The workload's options (tiles, tileSize, precision, tasks, pattern, ...), as `locus run`
+   * takes them (--tiles, --tile-size, ...).
+   */
+  params: PlaygroundParams;
   policy: string;
   seed: number;
 }
@@ -89,23 +95,4 @@ export async function simulateRun(
   });
   const page = extractRun(trace!.toJSON() as unknown as TraceJson, run.policy);
   return { report, page };
-}
-
-/** The `locus run` command line of a run with a preset (what the playground shows to copy). */
-export function commandLine(run: PlaygroundRun): string {
-  const words = ['locus', 'run', '-w', run.workload];
-  const p = run.params;
-  if (p.tiles !== undefined) words.push('-n', String(p.tiles));
-  if (p.tileSize !== undefined) words.push('--tile-size', String(p.tileSize));
-  if (p.precision !== undefined) words.push('--precision', p.precision);
-  if (p.inner !== undefined) words.push('--inner', String(p.inner));
-  if (p.iterations !== undefined) words.push('--iterations', String(p.iterations));
-  if ('preset' in run.platform) {
-    words.push('--platform', run.platform.preset);
-    if (run.platform.gpus !== undefined) words.push('--gpus', String(run.platform.gpus));
-    if (run.platform.cpus !== undefined) words.push('--cpus', String(run.platform.cpus));
-  } else words.push('--platform', 'platform.json');
-  if (run.platform.gpuMem !== undefined) words.push('--gpu-mem', String(run.platform.gpuMem));
-  words.push('--sched', run.policy, '--seed', String(run.seed));
-  return words.join(' ');
 }

@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { commandLine, type PlaygroundRun } from '../../src/playground/simulate-run.ts';
+import { commandLine } from '../../src/playground/command-line.ts';
+import type { PlaygroundRun } from '../../src/playground/simulate-run.ts';
 
 const ENV = { ...process.env, LOCUS_PERFMODEL_DIR: mkdtempSync(join(tmpdir(), 'locus-models-')) };
 

@@ -5,6 +5,7 @@
  * results table and the report panels of every run side by side. `window.locusPlayground`
  * holds the state and the reports (tests read them).
  */
+import { commandLine } from '../../src/playground/command-line.ts';
 import type { PlaygroundRun } from '../../src/playground/simulate-run.ts';
 import { codeletColors, KIND_COLORS } from '../report/colors.ts';
 import type { Run } from '../report/decode.ts';
@@ -16,8 +17,8 @@ import type { WorkerMessage } from './protocol.ts';
 /** What tests and the console read. */
 interface PlaygroundState {
   state: 'starting' | 'ready' | 'running' | 'done' | 'stopped' | 'error';
-  /** The finished runs' policies and reports (`locus run --json`). */
-  results: { policy: string; report: Record<string, unknown> }[];
+  /** The finished runs' policies, reports (`locus run --json`) and command lines. */
+  results: { policy: string; report: Record<string, unknown>; command: string }[];
   error?: string;
   view?: View;
 }
@@ -75,6 +76,9 @@ function hello(m: Extract<WorkerMessage, { type: 'hello' }>): void {
   runButton.disabled = false;
 }
 
+/** Workloads sized by other options than --tiles. */
+const UNTILED = new Set(['random', 'taskbench']);
+
 const num = (id: string): number | undefined => {
   const v = $<HTMLInputElement>(id).value.trim();
   return v === '' ? undefined : Number(v);
@@ -93,16 +97,28 @@ function runsFromForm(): PlaygroundRun[] {
           ...(num('gpus') !== undefined ? { gpus: num('gpus') } : {}),
           ...(gpuMem !== undefined ? { gpuMem } : {}),
         };
+  const workload = $<HTMLSelectElement>('workload').value;
+  const extra = $<HTMLInputElement>('options').value.trim();
+  let more: PlaygroundRun['params'];
+  try {
+    more = extra === '' ? {} : (JSON.parse(extra) as PlaygroundRun['params']);
+  } catch (e) {
+    throw new Error(`more workload options: not JSON (${(e as Error).message})`);
+  }
   const params: PlaygroundRun['params'] = {};
-  if (num('tiles') !== undefined) params.tiles = num('tiles');
-  if (num('tilesize') !== undefined) params.tileSize = num('tilesize');
+  // random and taskbench have no tiles (`locus run` refuses --tiles for them).
+  if (!UNTILED.has(workload)) {
+    if (num('tiles') !== undefined) params.tiles = num('tiles');
+    if (num('tilesize') !== undefined) params.tileSize = num('tilesize');
+  }
+  Object.assign(params, more);
   const policies = $<HTMLInputElement>('policies')
     .value.split(',')
     .map((p) => p.trim())
     .filter((p) => p !== '');
   return policies.map((policy) => ({
     platform,
-    workload: $<HTMLSelectElement>('workload').value,
+    workload,
     params,
     policy,
     seed: num('seed') ?? 1,
@@ -136,7 +152,14 @@ function runOne(run: PlaygroundRun, index: number, count: number) {
 let stopRequested: (() => void) | undefined;
 
 async function runAll(): Promise<void> {
-  const runs = runsFromForm();
+  let runs: PlaygroundRun[];
+  try {
+    runs = runsFromForm();
+  } catch (e) {
+    status.textContent = (e as Error).message;
+    status.className = 'error';
+    return;
+  }
   if (runs.length === 0) {
     status.textContent = 'name at least one policy';
     return;
@@ -154,7 +177,7 @@ async function runAll(): Promise<void> {
   try {
     for (let i = 0; i < runs.length; i++) {
       const r = await runOne(runs[i]!, i, runs.length);
-      state.results.push({ policy: runs[i]!.policy, report: r.report });
+      state.results.push({ policy: runs[i]!.policy, report: r.report, command: commandLine(runs[i]!) });
       finished.push({ facts: { ...r.facts, report: r.report }, columns: r.columns });
       showTable(state.results);
     }
