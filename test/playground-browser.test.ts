@@ -82,6 +82,7 @@ describe('the playground in Chromium', { skip: browserSkip(), timeout: 300_000 }
         const cli = cliReport(r);
         assert.deepEqual(withoutWallClock(results[i]!.report), cli, r.policy);
         assert.equal(results[i]!.command, commandLine(r), 'the command line it shows');
+        assert.ok((await p.locator('ul.commands').innerText()).includes(`${commandLine(r)} --json`));
         // The table shows the same numbers.
         for (const key of ['makespanS', 'gflops', 'bytesToDevices', 'transfers', 'evictions', 'writebacks']) {
           const cell = p.locator(`tr[data-policy="${r.policy}"] td[data-key="${key}"]`);

@@ -223,8 +223,10 @@ function showTable(results: PlaygroundState['results']): void {
   );
   const first = results[0]?.report;
   const caption = first ? `${esc(String(first.workload))} on ${esc(String(first.platform))}` : '';
+  const commands = results.map((r) => `<li><code>${esc(r.command)} --json</code></li>`).join('');
   $('results').innerHTML =
-    `<div class="muted">${caption}</div><table class="results"><thead>${head}</thead><tbody>${rows.join('')}</tbody></table>`;
+    `<div class="muted">${caption}</div><table class="results"><thead>${head}</thead><tbody>${rows.join('')}</tbody></table>` +
+    `<div class="muted">The same runs from the command line:</div><ul class="commands">${commands}</ul>`;
 }
 
 /** The report panels of the runs, side by side. */
