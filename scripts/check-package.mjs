@@ -189,6 +189,17 @@ try {
   );
   const run = JSON.parse(sh(bin, ['run', '-w', 'cholesky', '-n', '4', '--json'], app));
   check(run.tasks === 20, 'locus run -w cholesky -n 4 runs 20 tasks');
+  // The browser assets the build bundled (dist/web) ship: the report's viewer, the playground.
+  sh(bin, ['run', '-w', 'cholesky', '-n', '4', '--html', 'run.html'], app);
+  check(
+    readFileSync(join(app, 'run.html'), 'utf8').includes('id="locus-data"'),
+    'locus run --html writes the report page (its viewer is in the package)',
+  );
+  sh(bin, ['playground', '--out', 'site'], app);
+  check(
+    readFileSync(join(app, 'site', 'index.html'), 'utf8').includes('id="locus-worker"'),
+    'locus playground --out writes the playground (its page is in the package)',
+  );
   const real = JSON.parse(
     sh(
       bin,

@@ -58,6 +58,7 @@ const VALUES: { [K in keyof RunOptions]?: RunOptions[K] } = {
   throttle: true,
   checkAccesses: true,
   taskTimeLimit: 10,
+  html: join(mkdtempSync(join(tmpdir(), 'locus-html-')), 'run.html'),
   backend: 'threads',
   prefetch: true,
   dartsThreshold: 3,

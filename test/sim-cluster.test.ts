@@ -552,5 +552,9 @@ describe('simulated cluster: the seed001-cluster figure', () => {
     for (const f of ['stencil.csv', 'fig3c.svg', 'fig3c.png', 'fig4c.svg', 'fig4c.png']) {
       assert.ok(readFileSync(join(out, f)).length > 0, f);
     }
+    // index.html shows the plots and tables and links the files.
+    const index = readFileSync(join(out, 'index.html'), 'utf8');
+    for (const f of ['fig3c.svg', 'fig4c.svg', 'lu.csv']) assert.ok(index.includes(`"${f}"`), f);
+    assert.match(index, /<h2>Seed 001 Fig\. 4\(c\): LU GFlop\/s<\/h2><table>/);
   });
 });

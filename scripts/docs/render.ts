@@ -176,10 +176,10 @@ function sourceBefore(lines: string[], before: number): string {
   return `${lines.slice(start + 1, end).join('\n')}\n`;
 }
 
-/** Removes the files a block's `cleanup=a,b` attribute names (files its commands wrote). */
+/** Removes the files and folders a block's `cleanup=a,b` attribute names (what its commands wrote). */
 function cleanup(block: Block, o: RenderOptions): void {
   for (const f of (block.attrs.cleanup ?? '').split(/[\s;]+/))
-    if (f !== '') rmSync(join(o.root, f), { force: true });
+    if (f !== '') rmSync(join(o.root, f), { force: true, recursive: true });
 }
 
 /** A run marker's command line: `[attrs] command`, its attributes over the marker's. */

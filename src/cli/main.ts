@@ -37,6 +37,17 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
       "run a workload over sizes x policies x repetitions; write CSVs and plots (seed 000's Figures 2 and 3: --figure fig2|fig3)",
     register: async (program) => (await import('./sweep-command.ts')).registerSweepCommand(program),
   },
+  report: {
+    summary:
+      'one self-contained HTML page from run traces: Gantt per worker, copies per link, memory, ready tasks; several side by side',
+    register: async (program, name, summary) =>
+      (await import('./report-command.ts')).registerReportCommand(program, name, summary),
+  },
+  playground: {
+    summary: 'the simulator in a web page: serve it on 127.0.0.1, or write it to a folder (--out)',
+    register: async (program, name, summary) =>
+      (await import('./playground-command.ts')).registerPlaygroundCommand(program, name, summary),
+  },
   partition: {
     summary: "split an iterated kernel sequence over the devices (seed 003's benchmarks and strategies)",
     register: async (program, name, summary) =>

@@ -89,6 +89,7 @@ export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
     needs: { key: 'idle', flag: '--idle', values: ['ea1', 'ea1+ea2'] },
   },
   submitWindow: { flag: '--submit-window', runs: ['sim'] },
+  html: { flag: '--html', runs: ['sim', 'real'] },
   // Simulated clusters only.
   nodes: { flag: '--nodes', runs: ['cluster-sim'] },
   nicBandwidth: { flag: '--nic-bandwidth', runs: ['cluster-sim'] },
@@ -148,7 +149,7 @@ function shown(o: RunOptions, key: keyof RunOptions, rule: OptionRule): string {
 function refusal(o: RunOptions, run: RunKind, scheduler: string, key: keyof RunOptions, rule: OptionRule) {
   const flag = shown(o, key, rule);
   if (!rule.runs.includes(run)) {
-    if (run === 'cluster-sim' && rule.runs.includes('sim'))
+    if (run === 'cluster-sim' && rule.runs.includes('sim') && !rule.runs.includes('real'))
       return `${flag} does not apply to --cluster sim (the simulated cluster runs every node's whole graph with the default coherence)`;
     if (rule.runs.length === 1) return `${flag} applies to ${RUN_NAMES[rule.runs[0]!]} only`;
     if (rule.runs.every((r) => r === 'real' || r === 'mpi'))

@@ -10,6 +10,7 @@ import { LocusError } from '../core/types.ts';
 import { REAL_WORKLOAD_NAMES, type RealRunResult, runWorkload } from '../exec/run-workload.ts';
 import { TaskFailedError } from '../exec/runtime.ts';
 import { GPU_ONLY_WORKLOADS } from '../exec/workload-checks.ts';
+import type { TraceJson } from '../html-report/extract.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parsePolicySpec } from '../report/policy-spec.ts';
 import { isInterrupted } from './errors.ts';
@@ -17,7 +18,7 @@ import { formatReport } from './format.ts';
 import { Interrupt } from './interrupt.ts';
 import { checkOptionTable, runKind } from './option-table.ts';
 import type { RunOptions } from './run-command.ts';
-import { checkTraceFile, writeTraceFile } from './run-inputs.ts';
+import { checkHtmlFile, checkTraceFile, writeTraceFile } from './run-inputs.ts';
 import { schedulerOptionsFrom } from './sim-options.ts';
 
 /** Runs the application; resolves with the exit code. */
@@ -73,6 +74,9 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
   }
   const platform = resolvePlatform(o.platform ?? 'local', { gpus: o.gpus, cpus: o.cpus, gpuMem: o.gpuMem });
   checkTraceFile(o.trace);
+  checkHtmlFile(o);
+  // The run's trace as JSON, kept for --html.
+  let traceJson: TraceJson | undefined;
   const tiles = o.tiles ?? 8;
   const tileSize = o.tileSize ?? 256;
   const interrupt = new Interrupt();
@@ -130,7 +134,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
           }
         : {}),
       priorities: o.priorities === 'bottom-level' ? 'bottom-level' : undefined,
-      trace: o.trace !== undefined,
+      trace: o.trace !== undefined || o.html !== undefined,
       signal: interrupt.signal,
       onWarning: (m) => {
         if (!warnings.includes(m)) warnings.push(m);
@@ -145,7 +149,13 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
             bar.update(done);
           }
         : undefined,
-      onTrace: o.trace ? (json) => writeTraceFile(o.trace!, json) : undefined,
+      onTrace:
+        o.trace !== undefined || o.html !== undefined
+          ? (json) => {
+              if (o.trace !== undefined) writeTraceFile(o.trace, json);
+              if (o.html !== undefined) traceJson = json as TraceJson;
+            }
+          : undefined,
     });
   } catch (e) {
     if (started) bar?.stop();
@@ -177,6 +187,12 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
     backwardError: result.backwardError ?? null,
     ...(result.cluster ? { rank: result.rank, cluster: result.cluster } : {}),
   };
+  let html: string | undefined;
+  if (o.html !== undefined && traceJson !== undefined) {
+    // The page's summary table: the report, as the simulated run's trace carries it.
+    if (traceJson.locus) traceJson.locus.report = report;
+    html = await (await import('./report-command.ts')).writeRunHtml(o.html, traceJson);
+  }
   if (o.json) {
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   } else {
@@ -195,6 +211,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       );
     }
     if (o.trace) process.stdout.write(`trace written to ${o.trace} (open it in https://ui.perfetto.dev)\n`);
+    if (html) process.stdout.write(`${html}\n`);
   }
   for (const w of warnings) {
     const hint = w.startsWith('performance models not saved') ? ' (--no-record skips saving)' : '';

@@ -8,6 +8,7 @@ import { loadPlatform } from '../platform/load.ts';
 import { parsePolicySpec } from '../report/policy-spec.ts';
 import { type BlockMapping, handleOwnerNodes, parseMapping } from '../sched/mapping.ts';
 import { simulateAsync } from '../sim/simulate.ts';
+import type { ChromeTrace } from '../trace/chrome.ts';
 import { parseIdlePolicy } from '../trace/energy.ts';
 import type { RunReport } from '../trace/report.ts';
 import { generateWorkload } from '../workloads/index.ts';
@@ -16,7 +17,7 @@ import { forFlag, isInterrupted } from './errors.ts';
 import { formatReport } from './format.ts';
 import { Interrupt } from './interrupt.ts';
 import { checkOptionTable, runKind } from './option-table.ts';
-import { checkTraceFile, workloadParams } from './run-inputs.ts';
+import { checkHtmlFile, checkTraceFile, workloadParams } from './run-inputs.ts';
 import { type SimulationFlags, schedulerOptionsFrom } from './sim-options.ts';
 
 /** The size options each workload reads; giving another is an error, not silently ignored. */
@@ -156,6 +157,8 @@ export interface RunOptions extends SimulationFlags {
   taskTimeLimit?: number;
   json?: boolean;
   trace?: string;
+  /** --html: the run's HTML report (src/html-report). */
+  html?: string;
   progress: boolean;
 }
 
@@ -213,6 +216,7 @@ export async function runCommand(o: RunOptions): Promise<void> {
     );
   }
   checkTraceFile(o.trace);
+  checkHtmlFile(o);
   const wl = generateWorkload(o.workload, {
     ...workloadParams(o),
     // Refuse data larger than the host memory before generating the tasks, not after.
@@ -262,13 +266,16 @@ export async function runCommand(o: RunOptions): Promise<void> {
       workload: wl.summary,
       // Streamed to the file as the run goes: a trace of millions of events fits no string.
       traceFile: o.trace,
+      // --html alone: the trace in memory, for the page.
+      trace: o.html !== undefined,
       onProgress: bar ? (done) => bar.update(done) : undefined,
     },
     interrupt.signal,
   );
   let report: RunReport;
+  let trace: ChromeTrace | undefined;
   try {
-    report = (await run).report;
+    ({ report, trace } = await run);
   } catch (e) {
     bar?.stop();
     if (!isInterrupted(e)) throw e;
@@ -280,11 +287,21 @@ export async function runCommand(o: RunOptions): Promise<void> {
     interrupt.dispose();
   }
   bar?.stop();
+  let html: string | undefined;
+  if (o.html !== undefined) {
+    const { writeRunHtml } = await import('./report-command.ts');
+    const json =
+      o.trace !== undefined
+        ? (await import('../html-report/index.ts')).readTraceFile(o.trace)
+        : trace!.toJSON();
+    html = await writeRunHtml(o.html, json);
+  }
   if (o.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
     process.stdout.write(`${formatReport(report)}\n`);
     if (o.trace) process.stdout.write(`trace written to ${o.trace} (open it in https://ui.perfetto.dev)\n`);
+    if (html) process.stdout.write(`${html}\n`);
   }
 }
 

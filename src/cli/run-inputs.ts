@@ -1,4 +1,5 @@
 /** What `locus run` in every mode (simulated, real, simulated cluster) reads from its options alike. */
+import { LocusError } from '../core/types.ts';
 import { checkWritable, writeFileAtomic } from '../trace/atomic-file.ts';
 import type { WorkloadParams } from '../workloads/index.ts';
 import type { RunOptions } from './run-command.ts';
@@ -38,6 +39,18 @@ export function workloadParams(o: RunOptions): WorkloadParams {
  */
 export function checkTraceFile(file: string | undefined): void {
   if (file !== undefined) checkWritable(file, traceError(file));
+}
+
+/**
+ * Checks before a long run that the --html file can be written, and that it is not the
+ * --trace file.
+ */
+export function checkHtmlFile(o: Pick<RunOptions, 'html' | 'trace'>): void {
+  if (o.html === undefined) return;
+  if (o.html === o.trace) {
+    throw new LocusError('LOCUS_OPTION_CONFLICT', `--html and --trace both name ${o.html}: give two files`);
+  }
+  checkWritable(o.html, `--html ${o.html}: cannot write the report`);
 }
 
 /** Writes a finished trace to the --trace file atomically (whole or not at all). */

@@ -31,6 +31,7 @@ Examples:
   locus run --workload cholesky --tiles 20 --platform v100x2 --gpu-mem 500MB --sched eager
   locus run -w matmul2d -n 40 --sched darts+luf --json
   locus run -w cholesky -n 30 --sched dmdar --trace trace.json
+  locus run -w cholesky -n 30 --sched darts+luf --html run.html
   locus run --mode real -w cholesky --tiles 8 --tile-size 128 --sched dmdar --check
   locus run -w cholesky -n 8 --sched static --runtime v3 --cache-lines 4
   locus run --cluster sim --platform ac-cluster --nodes 4 -w lu -n 16 --sched dmdas --json`;
@@ -185,6 +186,7 @@ export function registerRunCommand(cmd: Command): void {
     .optionsGroup('Output:')
     .option('--json', 'print the report as one JSON object')
     .option('--trace <file>', 'write a Chrome trace (open in Perfetto)')
+    .option('--html <file>', 'write the run as one self-contained HTML page (see locus report)')
     .option('--no-progress', 'no progress bar')
     .addHelpText('after', EXAMPLES)
     .action(async (opts: RunOptions) => {

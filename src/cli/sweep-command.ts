@@ -35,6 +35,7 @@ import { Interrupt } from './interrupt.ts';
 import { makeOutputFolder, writeOutputFile } from './output-files.ts';
 import { addSimulationOptions, type SimulationFlags, schedulerOptionsFrom } from './sim-options.ts';
 import { checkEarlierSweep } from './sweep-folder.ts';
+import { summaryGrids, sweepIndexHtml } from './sweep-index.ts';
 import { seed001ClusterCommand } from './sweep-seed001-cluster.ts';
 import { seed003Command } from './sweep-seed003.ts';
 
@@ -202,42 +203,9 @@ export function sweepFromOptions(o: SweepOptions): { spec: SweepSpec; title: str
 
 /** The summary as two tables (throughput, transfers): one row per size, one column per policy. */
 export function formatSummary(result: SweepResult): string {
-  const labels = result.spec.policies.map((p) => p.label);
-  const cell = new Map(result.summary.map((r) => [`${r.tiles}/${r.policy}`, r]));
-  const reps = result.spec.reps;
-  const grid = (value: (r: (typeof result.summary)[number]) => string) =>
-    table([
-      ['N', 'working set', ...labels],
-      ...result.sizes.map((s) => [
-        String(s.tiles),
-        `${(s.workingSetBytes / 2 ** 30).toFixed(2)} GiB`,
-        ...labels.map((l) => {
-          const r = cell.get(`${s.tiles}/${l}`);
-          return r ? value(r) : '-';
-        }),
-      ]),
-    ]);
-  const range = (mean: number, sd: number, min: number, max: number, digits: number) =>
-    reps > 1
-      ? `${mean.toFixed(digits)} ±${sd.toFixed(digits)} [${min.toFixed(digits)}-${max.toFixed(digits)}]`
-      : mean.toFixed(digits);
-  const gib = 2 ** 30;
-  const of = reps > 1 ? `, mean ±sd [min-max] of ${reps} runs` : '';
-  return [
-    `throughput (GFlop/s${of})`,
-    grid((r) => range(r.gflopsMean, r.gflopsSd, r.gflopsMin, r.gflopsMax, 0)),
-    '',
-    `transferred to the GPUs (GiB${of})`,
-    grid((r) =>
-      range(
-        r.bytesToDevicesMean / gib,
-        r.bytesToDevicesSd / gib,
-        r.bytesToDevicesMin / gib,
-        r.bytesToDevicesMax / gib,
-        1,
-      ),
-    ),
-  ].join('\n');
+  return summaryGrids(result)
+    .map((g) => `${g.title}\n${table(g.rows)}`)
+    .join('\n\n');
 }
 
 /** A shell word: quoted when it holds anything but safe characters. */
@@ -343,20 +311,29 @@ export async function sweepCommand(o: SweepOptions): Promise<void> {
       `${title}\n${describeSweep(result)}${peak ? `\n${peak}` : ''}\n\n${formatSummary(result)}\n\n`,
     );
   }
-  const report = () => {
-    if (!o.json) process.stdout.write(`wrote ${written.map((f) => join(out, f)).join(', ')}\n`);
-  };
-  if (!o.plots) {
-    report();
-    return;
+  const shown: { name: string; caption: string }[] = [];
+  if (o.plots) {
+    const plots = await plotSweep(result, { title, kernel: fig?.kernel, lines: fig?.lines(result.platform) });
+    for (const [name, p] of Object.entries(plots)) {
+      writeOutputFile(join(out, `${name}.svg`), p.svg);
+      writeOutputFile(join(out, `${name}.png`), p.png);
+      // The images have no title: a paper sets this caption under them.
+      writeOutputFile(join(out, `${name}.caption.txt`), `${p.caption}\n`);
+      written.push(`${name}.svg`, `${name}.png`, `${name}.caption.txt`);
+      shown.push({ name, caption: p.caption });
+    }
   }
-  const plots = await plotSweep(result, { title, kernel: fig?.kernel, lines: fig?.lines(result.platform) });
-  for (const [name, p] of Object.entries(plots)) {
-    writeOutputFile(join(out, `${name}.svg`), p.svg);
-    writeOutputFile(join(out, `${name}.png`), p.png);
-    // The images have no title: a paper sets this caption under them.
-    writeOutputFile(join(out, `${name}.caption.txt`), `${p.caption}\n`);
-    written.push(`${name}.svg`, `${name}.png`, `${name}.caption.txt`);
-  }
-  report();
+  // A page to open in a browser: the plots, the tables and the files.
+  writeOutputFile(
+    join(out, 'index.html'),
+    sweepIndexHtml({
+      title,
+      description: describeSweep(result),
+      grids: summaryGrids(result),
+      plots: shown,
+      files: ['runs.csv', 'summary.csv', 'settings.json', ...written.filter((f) => !f.endsWith('.csv'))],
+    }),
+  );
+  written.push('index.html');
+  if (!o.json) process.stdout.write(`wrote ${written.map((f) => join(out, f)).join(', ')}\n`);
 }

@@ -20,6 +20,7 @@ import { clusterOf } from '../sim/cluster/simulate.ts';
 import { table } from './format.ts';
 import { makeOutputFolder, writeOutputFile } from './output-files.ts';
 import { checkEarlierSweep } from './sweep-folder.ts';
+import { sweepIndexHtml } from './sweep-index.ts';
 
 /** The sweep options this figure uses. */
 export interface Seed001ClusterCliOptions {
@@ -84,19 +85,17 @@ export async function seed001ClusterCommand(o: Seed001ClusterCliOptions): Promis
   writeCsv(join(out, 'stencil.csv'), r.stencil, [...STENCIL_COLUMNS]);
   writeCsv(join(out, 'lu.csv'), r.lu, [...LU_COLUMNS]);
   const written = ['stencil.csv', 'lu.csv'];
+  const shown: { name: string; caption: string }[] = [];
   if (o.plots) {
     const plots = await plotSeed001Cluster(r, platform.name);
     for (const [name, p] of Object.entries(plots)) {
       writeOutputFile(join(out, `${name}.svg`), p.svg);
       writeOutputFile(join(out, `${name}.png`), p.png);
       written.push(`${name}.svg`, `${name}.png`);
+      shown.push({ name, caption: p.caption });
     }
   }
-  if (o.json) {
-    process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
-    return;
-  }
-  const stencil = table([
+  const stencil = [
     ['nodes', 'GFlop/s', 'GFlop/s per node', 'messages', 'MB'],
     ...r.stencil.map((s) => [
       String(s.nodes),
@@ -105,10 +104,10 @@ export async function seed001ClusterCommand(o: Seed001ClusterCliOptions): Promis
       String(s.messages),
       (s.messageBytes / 1e6).toFixed(0),
     ]),
-  ]);
+  ];
   const sizes = [...new Set(r.lu.map((l) => l.matrixSize))];
   const cell = new Map(r.lu.map((l) => [`${l.nodes}/${l.matrixSize}`, l]));
-  const lu = table([
+  const lu = [
     ['N', ...CLUSTER_NODES.map((n) => `${n} node${n > 1 ? 's' : ''}`)],
     ...sizes.map((size) => [
       String(size),
@@ -117,9 +116,29 @@ export async function seed001ClusterCommand(o: Seed001ClusterCliOptions): Promis
         return l.ran ? l.gflops!.toFixed(0) : 'does not fit';
       }),
     ]),
-  ]);
+  ];
+  const stencilTitle = `Seed 001 Fig. 3(c) on ${platform.name} (simulated): stencil, weak scaling`;
+  const luTitle = 'Seed 001 Fig. 4(c): LU GFlop/s';
+  writeOutputFile(
+    join(out, 'index.html'),
+    sweepIndexHtml({
+      title: `Seed 001 section V.C on ${platform.name} (simulated)`,
+      description: '',
+      grids: [
+        { title: stencilTitle, rows: stencil },
+        { title: luTitle, rows: lu },
+      ],
+      plots: shown,
+      files: written,
+    }),
+  );
+  written.push('index.html');
+  if (o.json) {
+    process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+    return;
+  }
   process.stdout.write(
-    `Seed 001 Fig. 3(c) on ${platform.name} (simulated): stencil, weak scaling\n\n${stencil}\n\n` +
-      `Seed 001 Fig. 4(c): LU GFlop/s\n\n${lu}\n\nwrote ${written.map((f) => join(out, f)).join(', ')}\n`,
+    `${stencilTitle}\n\n${table(stencil)}\n\n` +
+      `${luTitle}\n\n${table(lu)}\n\nwrote ${written.map((f) => join(out, f)).join(', ')}\n`,
   );
 }

@@ -18,6 +18,7 @@ import {
 import { table } from './format.ts';
 import { makeOutputFolder, writeOutputFile } from './output-files.ts';
 import { checkEarlierSweep } from './sweep-folder.ts';
+import { sweepIndexHtml } from './sweep-index.ts';
 
 /** The sweep options seed003 uses. */
 export interface Seed003CliOptions {
@@ -66,29 +67,42 @@ export async function seed003Command(o: Seed003CliOptions): Promise<void> {
   writeCsv(join(out, 'speedup.csv'), r.speedup, [...SPEEDUP_COLUMNS]);
   writeCsv(join(out, 'nbody-devices.csv'), r.nbodyDevices, [...DEVICE_COLUMNS]);
   const written = ['speedup.csv', 'nbody-devices.csv'];
+  const shown: { name: string; caption: string }[] = [];
   if (o.plots) {
     const plots = await plotSeed003(r, platform.name);
     for (const [name, p] of Object.entries(plots)) {
       writeOutputFile(join(out, `${name}.svg`), p.svg);
       writeOutputFile(join(out, `${name}.png`), p.png);
       written.push(`${name}.svg`, `${name}.png`);
+      shown.push({ name, caption: p.caption });
     }
   }
+  const strategies = [...new Set(r.speedup.map((s) => s.strategy))];
+  const benches = [...new Set(r.speedup.map((s) => s.bench))];
+  const cell = new Map(r.speedup.map((s) => [`${s.bench}/${s.strategy}`, s]));
+  const title = `Seed 003 Figs. 2 and 3 on ${platform.name}, simulated, ${SEED003_ITERATIONS} iterations: speed-up against the best single device`;
+  const rows = [
+    ['benchmark', ...strategies],
+    ...benches.map((b) => [b, ...strategies.map((s) => cell.get(`${b}/${s}`)!.speedup.toFixed(2))]),
+  ];
+  writeOutputFile(
+    join(out, 'index.html'),
+    sweepIndexHtml({
+      title,
+      description: '',
+      grids: [{ title: 'speed-up', rows }],
+      plots: shown,
+      files: written,
+    }),
+  );
+  written.push('index.html');
   if (o.json) {
     process.stdout.write(
       `${JSON.stringify({ speedup: r.speedup, nbodyDevices: r.nbodyDevices }, null, 2)}\n`,
     );
     return;
   }
-  const strategies = [...new Set(r.speedup.map((s) => s.strategy))];
-  const benches = [...new Set(r.speedup.map((s) => s.bench))];
-  const cell = new Map(r.speedup.map((s) => [`${s.bench}/${s.strategy}`, s]));
   process.stdout.write(
-    `Seed 003 Figs. 2 and 3 on ${platform.name}, simulated, ${SEED003_ITERATIONS} iterations: speed-up against the best single device\n\n${table(
-      [
-        ['benchmark', ...strategies],
-        ...benches.map((b) => [b, ...strategies.map((s) => cell.get(`${b}/${s}`)!.speedup.toFixed(2))]),
-      ],
-    )}\n\nwrote ${written.map((f) => join(out, f)).join(', ')}\n`,
+    `${title}\n\n${table(rows)}\n\nwrote ${written.map((f) => join(out, f)).join(', ')}\n`,
   );
 }

@@ -7,6 +7,10 @@ import type { FreeReason } from './data/replicas.ts';
 
 /** Observes the engine (DESIGN.md: tracing is an observer). All methods are optional. */
 export interface EngineObserver {
+  /** `task`'s predecessors have all ended: it goes to the scheduler (ready). */
+  taskReady?(task: number, now: number): void;
+  /** The scheduler gave ready `task` to `worker` (it waits there for its data, then runs). */
+  taskPopped?(task: number, worker: number, now: number): void;
   /** `task` starts on `worker`. */
   taskStarted?(task: number, worker: number, now: number): void;
   /** `task` finished on `worker`. */
@@ -47,6 +51,8 @@ export interface EngineObserver {
  * calls only the observers that listen to an event, without a property lookup per call.
  */
 export class ObserverHooks {
+  readonly taskReady: ((task: number, now: number) => void)[] = [];
+  readonly taskPopped: ((task: number, worker: number, now: number) => void)[] = [];
   readonly taskStarted: ((task: number, worker: number, now: number) => void)[] = [];
   readonly taskFinished: ((task: number, worker: number, now: number) => void)[] = [];
   readonly transferStarted: ((id: number, now: number) => void)[] = [];
@@ -56,6 +62,8 @@ export class ObserverHooks {
 
   /** Adds the hooks `o` defines. */
   add(o: EngineObserver): void {
+    if (o.taskReady) this.taskReady.push(o.taskReady.bind(o));
+    if (o.taskPopped) this.taskPopped.push(o.taskPopped.bind(o));
     if (o.taskStarted) this.taskStarted.push(o.taskStarted.bind(o));
     if (o.taskFinished) this.taskFinished.push(o.taskFinished.bind(o));
     if (o.transferStarted) this.transferStarted.push(o.transferStarted.bind(o));

@@ -223,7 +223,6 @@ function conclude(o: SimulateOptions, run: PreparedRun, r: SimResult): SimulateR
   const { sim, stats, trace, meter, idle, seed, t0 } = run;
   const energy = meter?.report(Math.max(r.makespanS, r.endS));
   if (trace && meter) trace.addPowerStates(meter.changes);
-  trace?.finish();
   const report = buildReport(sim.engine, stats, {
     mode: 'simulated',
     workload: o.workload ?? `${o.graph.taskCount + o.graph.retired} tasks`,
@@ -234,5 +233,8 @@ function conclude(o: SimulateOptions, run: PreparedRun, r: SimResult): SimulateR
     schedulingS: r.schedulingS,
     ...(energy ? { energy: { ...energy, policy: idlePolicyName(idle) } } : {}),
   });
+  // The trace carries the report (`locus report` shows it as the summary table).
+  trace?.setReport(report);
+  trace?.finish();
   return { report, trace };
 }

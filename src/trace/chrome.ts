@@ -9,13 +9,36 @@
  * moment the engine issued it (queued behind other copies on its link or stream), is a slice
  * of its own, category `queued`, in the lanes of the "transfer queues" process.
  */
+import type { FreeReason } from '../core/data/replicas.ts';
 import { type Engine, type EngineObserver, TRANSFER_KIND_NAMES } from '../core/engine.ts';
 import type { CopyStartObserver } from '../drive/backend.ts';
+import type { RunReport } from './report.ts';
 import { TraceFile } from './trace-file.ts';
+
+/**
+ * What a trace says of its run beyond the events, under the top-level key `locus` (viewers
+ * ignore keys they do not know): the platform's nodes and workers, and the run's report once
+ * it ended. `locus report` reads it.
+ */
+export interface TraceRunInfo {
+  /** Version of this block (1). */
+  format: 1;
+  platform: {
+    name: string;
+    nodes: { name: string; kind: string; capacityBytes: number | null }[];
+    workers: { name: string; kind: string; node: number }[];
+  };
+  /** The run's report (what `locus run --json` prints), when the run ended. */
+  report?: RunReport;
+}
+
+const MODE_NAMES = ['', 'R', 'W', 'RW'];
 
 interface TraceEvent {
   name: string;
   ph: string;
+  /** Scope of an instant event ('t': its track). */
+  s?: string;
   ts: number;
   pid: number;
   tid: number;
@@ -35,6 +58,10 @@ export class ChromeTrace implements EngineObserver, CopyStartObserver {
   private readonly events: TraceEvent[] = [];
   private readonly file: TraceFile | undefined;
   private readonly taskStart = new Map<number, number>();
+  // When each task not finished yet became ready and was given to a worker, in us.
+  private readonly taskReadyAt = new Map<number, number>();
+  private readonly taskPoppedAt = new Map<number, number>();
+  private report: RunReport | undefined;
   // When each transfer in flight was issued, and when its copy started (-1: not told), in us.
   private readonly transferStart = new Map<number, { issued: number; moved: number }>();
   // lanes[node] = end time (us) of the last transfer in each lane into that node; queueLanes
@@ -69,7 +96,38 @@ export class ChromeTrace implements EngineObserver, CopyStartObserver {
   finish(): void {
     if (!this.file) return;
     for (const m of this.metadata()) this.file.event(m);
-    this.file.close('ms');
+    this.file.close('ms', { locus: this.runInfo() });
+  }
+
+  /** Adds the run's report to the trace (call before finish()). */
+  setReport(report: RunReport): void {
+    this.report = report;
+  }
+
+  /** The `locus` block: the platform, and the report if set. */
+  runInfo(): TraceRunInfo {
+    const p = this.engine.platform;
+    return {
+      format: 1,
+      platform: {
+        name: p.name,
+        nodes: p.nodes.map((n) => ({
+          name: n.name,
+          kind: n.kind,
+          capacityBytes: Number.isFinite(n.capacity) ? n.capacity : null,
+        })),
+        workers: p.workers.map((w) => ({ name: w.name, kind: w.kind, node: w.node })),
+      },
+      ...(this.report ? { report: this.report } : {}),
+    };
+  }
+
+  taskReady(task: number, now: number): void {
+    this.taskReadyAt.set(task, now * 1e6);
+  }
+
+  taskPopped(task: number, _worker: number, now: number): void {
+    this.taskPoppedAt.set(task, now * 1e6);
   }
 
   /** Streamed trace: closes the file as it is (after a failed run). */
@@ -83,15 +141,26 @@ export class ChromeTrace implements EngineObserver, CopyStartObserver {
 
   /** The engine recycled tasks [0, k): the running tasks' ids shift down. */
   rebase(k: number): void {
-    const running = [...this.taskStart];
-    this.taskStart.clear();
-    for (const [task, ts] of running) this.taskStart.set(task - k, ts);
+    for (const map of [this.taskStart, this.taskReadyAt, this.taskPoppedAt]) {
+      const live = [...map];
+      map.clear();
+      for (const [task, ts] of live) if (task >= k) map.set(task - k, ts);
+    }
   }
 
   taskFinished(task: number, worker: number, now: number): void {
     const g = this.engine.graph;
     const ts = this.taskStart.get(task) ?? now * 1e6;
     this.taskStart.delete(task);
+    const ready = this.taskReadyAt.get(task);
+    const popped = this.taskPoppedAt.get(task);
+    this.taskReadyAt.delete(task);
+    this.taskPoppedAt.delete(task);
+    let data = '';
+    for (let a = g.accessStart.data[task]!; a < g.accessStart.data[task + 1]!; a++) {
+      if (data !== '') data += ' ';
+      data += `${g.handleLabel(g.accessHandle.data[a]!)}:${MODE_NAMES[g.accessMode.data[a]!]}`;
+    }
     this.emit({
       name: g.taskNames[task] ?? g.codelets[g.taskCodelet.data[task]!]!.name,
       cat: g.codelets[g.taskCodelet.data[task]!]!.name,
@@ -100,7 +169,15 @@ export class ChromeTrace implements EngineObserver, CopyStartObserver {
       dur: now * 1e6 - ts,
       pid: WORKERS_PID,
       tid: worker,
-      args: { task: task + g.retired, flops: g.taskFlops.data[task], priority: g.taskPriority.data[task] },
+      args: {
+        task: task + g.retired,
+        flops: g.taskFlops.data[task],
+        priority: g.taskPriority.data[task],
+        data,
+        // When it became ready and when a worker took it (us), as the engine told.
+        ...(ready !== undefined ? { ready } : {}),
+        ...(popped !== undefined ? { popped } : {}),
+      },
     });
   }
 
@@ -137,7 +214,7 @@ export class ChromeTrace implements EngineObserver, CopyStartObserver {
         dur: start - t.issued,
         pid: QUEUES_PID,
         tid: dst * 1000 + takeLane(this.queueLanes[dst]!, t.issued, start),
-        args: { handle: h, kind, transfer: id },
+        args: { handle: h, kind, transfer: id, src: e.trSrc.data[id]!, dst },
       });
     }
     this.emit({
@@ -154,6 +231,8 @@ export class ChromeTrace implements EngineObserver, CopyStartObserver {
         kind,
         applied,
         transfer: id,
+        src: e.trSrc.data[id]!,
+        dst,
         queuedUs: start - t.issued,
       },
     });
@@ -163,8 +242,21 @@ export class ChromeTrace implements EngineObserver, CopyStartObserver {
     this.memory(node, now);
   }
 
-  replicaFreed(_handle: number, node: number, _reason: string, now: number): void {
+  replicaFreed(handle: number, node: number, reason: FreeReason, now: number): void {
     this.memory(node, now);
+    if (reason !== 'evict') return;
+    // An instant on the node's memory track: what was evicted (its write-back, if it was
+    // modified, is a transfer of kind writeback before it).
+    const g = this.engine.graph;
+    this.emit({
+      name: `evict ${g.handleLabel(handle)}`,
+      cat: 'evict',
+      ph: 'i',
+      ts: now * 1e6,
+      pid: MEMORY_PID,
+      tid: node,
+      args: { handle, bytes: g.handleSize.data[handle] },
+    });
   }
 
   private memory(node: number, now: number): void {
@@ -206,9 +298,13 @@ export class ChromeTrace implements EngineObserver, CopyStartObserver {
   }
 
   /** The trace as a JSON object ({ traceEvents, displayTimeUnit }); not for a streamed trace. */
-  toJSON(): { traceEvents: TraceEvent[]; displayTimeUnit: string } {
+  toJSON(): { traceEvents: TraceEvent[]; displayTimeUnit: string; locus: TraceRunInfo } {
     if (this.file) throw new Error(`this trace streams to ${this.file.path}: read the file`);
-    return { traceEvents: [...this.metadata(), ...this.events], displayTimeUnit: 'ms' };
+    return {
+      traceEvents: [...this.metadata(), ...this.events],
+      displayTimeUnit: 'ms',
+      locus: this.runInfo(),
+    };
   }
 
   /** Process and thread names of the tracks. */

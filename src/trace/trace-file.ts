@@ -46,9 +46,14 @@ export class TraceFile {
     if (this.pending.length >= CHUNK) this.flush();
   }
 
-  /** Writes the closing, closes the file and renames it to `path`; it then parses as JSON. */
-  close(displayTimeUnit = 'ms'): void {
-    this.pending += `\n],"displayTimeUnit":${JSON.stringify(displayTimeUnit)}}\n`;
+  /**
+   * Writes the closing (with `extra`'s entries as top-level keys after displayTimeUnit),
+   * closes the file and renames it to `path`; it then parses as JSON.
+   */
+  close(displayTimeUnit = 'ms', extra: Record<string, unknown> = {}): void {
+    let tail = '';
+    for (const [k, v] of Object.entries(extra)) tail += `,${JSON.stringify(k)}:${JSON.stringify(v)}`;
+    this.pending += `\n],"displayTimeUnit":${JSON.stringify(displayTimeUnit)}${tail}}\n`;
     this.flush();
     this.closeFd();
     try {

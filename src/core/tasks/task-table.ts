@@ -260,6 +260,8 @@ export class TaskTable {
       return;
     }
     this.state[task] = READY;
+    const hooks = e.hooks.taskReady;
+    for (let i = 0; i < hooks.length; i++) hooks[i]!(task, e.nowS);
     e.scheduler.push(task);
     e.dispatchNeeded = true;
   }

@@ -305,6 +305,8 @@ export class WorkerPipelines {
     if (!this.canRun(task, worker)) {
       throw new Error(`scheduler ${name} gave task ${task} to worker ${worker} which cannot run it`);
     }
+    const hooks = this.e.hooks.taskPopped;
+    for (let i = 0; i < hooks.length; i++) hooks[i]!(task, worker, this.e.nowS);
   }
 
   /** Takes `task` into `worker`'s pipeline and queues its accesses on the worker's node. */
