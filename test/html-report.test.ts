@@ -207,7 +207,7 @@ describe('locus report and locus run --html', () => {
           '--html',
           join(dir, 'c.html'),
         ],
-        /^locus: --html applies to --mode sim and --mode real only/,
+        /^locus: --html applies to --mode simulated and --mode real only/,
       ],
     ] as const) {
       const r = locus(...args);
