@@ -20,15 +20,18 @@ export function codeletColors(names: readonly string[]): Map<string, string> {
   return m;
 }
 
-/** Transfer kinds (src/core/protocol.ts TRANSFER_KIND_NAMES). */
+/**
+ * Transfer kinds (src/core/protocol.ts TRANSFER_KIND_NAMES): hues outside the codelet palette,
+ * so that the shared legend never gives a copy kind and a codelet one colour.
+ */
 export const KIND_COLORS: Record<string, string> = {
-  fetch: '#4e79a7',
-  prefetch: '#76b7b2',
-  stage: '#b07aa1',
-  writeback: '#f28e2b',
-  flush: '#e15759',
-  'write-through': '#edc948',
-  'early-writeback': '#ff9da7',
+  fetch: '#08306b',
+  prefetch: '#41b6c4',
+  stage: '#6a51a3',
+  writeback: '#a6611a',
+  flush: '#67000d',
+  'write-through': '#dfc27d',
+  'early-writeback': '#c51b7d',
 };
 
 /** Kinds that write data home (marked on their source node's memory). */
