@@ -18,7 +18,7 @@ import { formatReport } from './format.ts';
 import { Interrupt } from './interrupt.ts';
 import { checkOptionTable, runKind } from './option-table.ts';
 import type { RunOptions } from './run-command.ts';
-import { checkHtmlFile, checkTraceFile, writeTraceFile } from './run-inputs.ts';
+import { checkHtmlFile, checkTraceFile, workloadParams, writeTraceFile } from './run-inputs.ts';
 import { schedulerOptionsFrom } from './sim-options.ts';
 
 /** Runs the application; resolves with the exit code. */
@@ -118,21 +118,8 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       minClean: o.minClean,
       targetClean: o.targetClean,
       hints: o.hints,
-      ...(o.workload === 'taskbench'
-        ? {
-            workloadParams: {
-              pattern: o.pattern,
-              width: o.width,
-              steps: o.steps,
-              kernel: o.kernel,
-              radix: o.radix,
-              period: o.period,
-              outputBytes: o.outputBytes,
-              imbalance: o.imbalance,
-              scratchBytes: o.scratchBytes,
-            },
-          }
-        : {}),
+      // The workload's own parameters (taskbench's pattern, width, ...), as a simulation reads them.
+      ...(o.workload === 'taskbench' ? { workloadParams: workloadParams(o) } : {}),
       priorities: o.priorities === 'bottom-level' ? 'bottom-level' : undefined,
       trace: o.trace !== undefined || o.html !== undefined,
       signal: interrupt.signal,
