@@ -703,8 +703,19 @@ export class Runtime {
    */
   async sync(): Promise<void> {
     this.checkOpen();
-    const handles = [...this.written].filter((h) => this.names[h] !== undefined && !this.held.has(h));
+    let handles = [...this.written].filter((h) => this.names[h] !== undefined && !this.held.has(h));
     if (handles.length === 0) return;
+    // Nothing running or acquired: a datum whose home copy is valid needs no acquisition (no
+    // task in the graph), only its copy into the registered array.
+    const s = this.session;
+    if (s !== undefined && this.lowWater >= this.graph.taskCount && this.holding === 0 && !this.fatal) {
+      const home = this.platform.homeNode;
+      const atHome = handles.filter((h) => s.engine.isValidOn(h, home));
+      this.copyBack(atHome);
+      for (const h of atHome) this.written.delete(h);
+      handles = handles.filter((h) => !s.engine.isValidOn(h, home));
+      if (handles.length === 0) return;
+    }
     const datas = handles.map((h) => this.describe(h));
     await Promise.all(datas.map((d) => this.acquire(d, 'R')));
     for (const d of datas) this.release(d);
