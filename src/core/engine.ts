@@ -153,7 +153,10 @@ export class Engine implements SchedContext, EvictionContext {
     this.model = options.model;
     this.rng = new Rng(options.seed ?? 1);
     this.nNodes = this.platform.nodes.length;
-    this.defaultHome = this.platform.homeNode;
+    // Out of core (src/platform/disk.ts): with a disk node attached, the disk is every
+    // handle's home and host memory caches it under its capacity, as a GPU memory does.
+    const disk = this.platform.nodes.findIndex((n) => n.kind === 'disk');
+    this.defaultHome = disk >= 0 ? disk : this.platform.homeNode;
     this.calibrate = options.calibrate ?? false;
     this.onWarning = options.onWarning;
     this.flushAtEnd = options.flushAtEnd ?? true;
@@ -397,10 +400,11 @@ export class Engine implements SchedContext, EvictionContext {
     for (const [home, bytes] of extra) {
       if (home !== this.defaultHome) this.checkRoutes(home);
       if (mem.used[home]! + bytes > mem.capacity[home]!) {
-        const where = home === this.defaultHome ? 'host memory' : 'home node';
+        const kind = p.nodes[home]!.kind;
+        const where = kind === 'disk' ? 'disk' : home === this.defaultHome ? 'host memory' : 'home node';
         throw new LocusError(
           'LOCUS_HOST_MEMORY_TOO_SMALL',
-          `the data (${fmtBytes(mem.used[home]! + bytes)}) do not fit in ${where} ${p.nodes[home]!.name} (${fmtBytes(mem.capacity[home]!)}): use a platform with more memory or a smaller workload`,
+          `the data (${fmtBytes(mem.used[home]! + bytes)}) do not fit in ${where} ${p.nodes[home]!.name} (${fmtBytes(mem.capacity[home]!)}): use a platform with more memory${kind === 'disk' ? ' or a larger disk' : ', a disk (--disk nvme),'} or a smaller workload`,
         );
       }
     }
