@@ -13,8 +13,9 @@ import type { Engine, EngineObserver, FreeReason } from '../src/core/engine.ts';
 import { TaskGraph } from '../src/core/graph.ts';
 import { routeOf, soloTransferTime } from '../src/core/platform.ts';
 import { AccessMode, LocusError } from '../src/core/types.ts';
+import { describePlatform } from '../src/platform/describe.ts';
 import { attachDisk, DISK_PRESETS, resolveDisk, withHostMemory } from '../src/platform/disk.ts';
-import { parsePlatformFile } from '../src/platform/schema.ts';
+import { parsePlatformFile, platformToJson } from '../src/platform/schema.ts';
 import { testPlatform } from './helpers/platforms.ts';
 import { checkedRun } from './helpers/run.ts';
 
@@ -80,6 +81,17 @@ describe('disk nodes in platform files', () => {
     assert.equal(soloTransferTime(withDisk, 2, 0, 3e9), 50e-6 + 1);
     // The other nodes' routes are unchanged.
     assert.deepEqual(routeOf(withDisk, 0, 1), routeOf(p, 0, 1));
+  });
+
+  test('a disk node is described and written back to a file', () => {
+    const p = parsePlatformFile(JSON.stringify(FILE), 'with-disk.json');
+    assert.match(describePlatform(p), /disk ssd: .*read 3 GB\/s, write 2 GB\/s, 50 us/);
+    const again = parsePlatformFile(platformToJson(p), 'again.json');
+    assert.deepEqual(again.disks, p.disks);
+    assert.throws(
+      () => platformToJson(attachDisk(p, DISK_PRESETS.nvme!)),
+      (e: unknown) => e instanceof LocusError && /disk 'nvme' is attached/.test(e.message),
+    );
   });
 
   test('bad disk nodes are refused in one line', () => {
@@ -272,5 +284,23 @@ describe('locus run --host-mem --disk', () => {
     );
     assert.equal(own.code, 0, own.err);
     assert.ok(JSON.parse(own.out).bytesFromDisk > 0);
+    const small = join(dir, 'small.json');
+    const [ram, gpu, ssd] = FILE.memoryNodes;
+    writeFileSync(small, JSON.stringify({ ...FILE, memoryNodes: [ram, gpu, { ...ssd, capacity: '10MB' }] }));
+    const full = locus(
+      'run',
+      '-w',
+      'matmul2d',
+      '-n',
+      '8',
+      '-p',
+      small,
+      '--host-mem',
+      '30MiB',
+      '--disk',
+      'ssd',
+    );
+    assert.equal(full.code, 2);
+    assert.match(full.err, /^locus: the data \(.*\) do not fit in disk ssd \(9\.54 MiB\): use a larger disk/);
   });
 });

@@ -223,7 +223,10 @@ export async function runCommand(o: RunOptions): Promise<void> {
   const wl = generateWorkload(o.workload, {
     ...workloadParams(o),
     // Refuse data larger than the host memory (or the disk) before generating the tasks.
-    host: disk === undefined ? capped.nodes[capped.homeNode]! : { name: disk.name, capacity: disk.capacity },
+    host:
+      disk === undefined
+        ? capped.nodes[capped.homeNode]!
+        : { name: disk.name, capacity: disk.capacity, kind: 'disk' },
   });
   // The disk is attached only when the data do not fit in host memory: a run whose data fit
   // is the same run as without --disk.

@@ -404,7 +404,7 @@ export class Engine implements SchedContext, EvictionContext {
         const where = kind === 'disk' ? 'disk' : home === this.defaultHome ? 'host memory' : 'home node';
         throw new LocusError(
           'LOCUS_HOST_MEMORY_TOO_SMALL',
-          `the data (${fmtBytes(mem.used[home]! + bytes)}) do not fit in ${where} ${p.nodes[home]!.name} (${fmtBytes(mem.capacity[home]!)}): use a platform with more memory${kind === 'disk' ? ' or a larger disk' : ', a disk (--disk nvme),'} or a smaller workload`,
+          `the data (${fmtBytes(mem.used[home]! + bytes)}) do not fit in ${where} ${p.nodes[home]!.name} (${fmtBytes(mem.capacity[home]!)}): use ${kind === 'disk' ? 'a larger disk' : 'a platform with more memory, a disk below it (out of core),'} or a smaller workload`,
         );
       }
     }
