@@ -17,7 +17,7 @@ import { describePlatform } from '../src/platform/describe.ts';
 import { attachDisk, DISK_PRESETS, resolveDisk, withHostMemory } from '../src/platform/disk.ts';
 import { parsePlatformFile, platformToJson } from '../src/platform/schema.ts';
 import { testPlatform } from './helpers/platforms.ts';
-import { checkedRun } from './helpers/run.ts';
+import { checkedRun, FixedScheduler } from './helpers/run.ts';
 
 const { R, RW } = AccessMode;
 
@@ -212,6 +212,29 @@ describe('host memory above a disk', () => {
     assert.deepEqual(log.text(engine), [`copy ${h} 2->0`, `copy ${h} 0->1`]);
     assert.ok(engine.isAllocated(h, 0));
   });
+});
+
+test('without peer-to-peer, a copy between GPUs goes through host memory, not the disk', () => {
+  const g = new TaskGraph();
+  const k = g.addCodelet({ name: 'k', kinds: ['gpu'] });
+  const h = g.addHandle(1000);
+  g.submit(k, [[h, RW]], { flops: 1e6 }); // on gpu0: modified there
+  g.submit(k, [[h, R]], { flops: 1e6 }); // on gpu1: gpu0 -> ram -> gpu1
+  const disk = { name: 'disk', capacity: 1e6, readBandwidth: 1e9, writeBandwidth: 1e9, latency: 0 };
+  const platform = attachDisk(withHostMemory(testPlatform({ gpus: 2, gpuCapacity: 1000 }), 1000), disk);
+  const log = new Log();
+  const { checker, engine } = checkedRun(g, platform, {
+    sched: new FixedScheduler((t) => t),
+    observers: [log],
+  });
+  assert.deepEqual(checker.violations, []);
+  assert.deepEqual(log.text(engine).slice(0, 5), [
+    `copy ${h} 3->0`,
+    `copy ${h} 0->1`,
+    `free ${h} on 0 (invalidate)`, // gpu0 wrote it
+    `copy ${h} 1->0`,
+    `copy ${h} 0->2`,
+  ]);
 });
 
 describe('locus run --host-mem --disk', () => {

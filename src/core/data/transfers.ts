@@ -117,11 +117,13 @@ export class Transfers {
       }
     }
     if (best >= 0) {
-      if (best === this.disk && dst !== this.host && this.stageInHost(h, dst, kind)) return;
+      if (best === this.disk && dst !== this.host && this.stageInHost(h, best, dst, kind)) return;
       this.issue(h, best, dst, kind);
       return;
     }
     const home = r.home[h]!;
+    // Out of core, the home is the disk: stage through host memory when it has room.
+    if (home === this.disk && anyValid >= 0 && this.stageInHost(h, anyValid, dst, kind)) return;
     const homeSlot = h * nn + home;
     if (r.state[homeSlot] !== Replica.LOADING) {
       if (anyValid < 0) throw new Error(`no valid replica of handle ${h} anywhere`);
@@ -134,15 +136,17 @@ export class Transfers {
   }
 
   /**
-   * Out of core: a device needs `h`, whose only copy within reach is on the disk. The copy goes
-   * through host memory, which keeps it (host memory caches the disk as a GPU memory caches
-   * host memory): a copy already coming into host memory is joined, else room is made there
-   * (the memory manager evicts host replicas: clean ones dropped, modified ones written to the
-   * disk) and the disk is read into it; the device's copy follows from host memory when it
-   * lands (a forward waiter, as a staged copy). Returns false, and the caller copies straight
-   * from the disk, when host memory has no room now. O(1) but for the eviction.
+   * Out of core: a device needs `h`, whose only copy within reach is on the disk (`src`), or
+   * on another device without a direct route (staged: the home, the disk, is no way through).
+   * The copy goes through host memory, which keeps it (host memory caches the disk as a GPU
+   * memory caches host memory): a copy already coming into host memory is joined, else room is
+   * made there (the memory manager evicts host replicas: clean ones dropped, modified ones
+   * written to the disk) and `src` is copied into it; the device's copy follows from host
+   * memory when it lands (a forward waiter, as a staged copy). Returns false when host memory
+   * has no room now: the caller then copies straight from the disk, or stages through it.
+   * O(1) but for the eviction.
    */
-  private stageInHost(h: number, dst: number, kind: number): boolean {
+  private stageInHost(h: number, src: number, dst: number, kind: number): boolean {
     const r = this.r;
     const host = this.host;
     const slot = h * this.nn + host;
@@ -155,7 +159,7 @@ export class Transfers {
     const bytes = this.e.graph.handleSize.data[h]!;
     if (mem.used[host]! + bytes > mem.capacity[host]! && !mem.makeSpace(host, bytes)) return false;
     mem.allocate(h, host, Replica.LOADING);
-    this.issue(h, this.disk, host, kind);
+    this.issue(h, src, host, kind);
     r.addWaiter(slot, -(dst + 1));
     return true;
   }
