@@ -12,6 +12,7 @@ import { describe, test } from 'node:test';
 import type { Engine, EngineObserver, FreeReason } from '../src/core/engine.ts';
 import { TaskGraph } from '../src/core/graph.ts';
 import { routeOf, soloTransferTime } from '../src/core/platform.ts';
+import type { SchedContext } from '../src/core/policy.ts';
 import { AccessMode, LocusError } from '../src/core/types.ts';
 import { describePlatform } from '../src/platform/describe.ts';
 import { attachDisk, DISK_PRESETS, resolveDisk, withHostMemory } from '../src/platform/disk.ts';
@@ -234,6 +235,32 @@ test('without peer-to-peer, a copy between GPUs goes through host memory, not th
     `free ${h} on 0 (invalidate)`, // gpu0 wrote it
     `copy ${h} 1->0`,
     `copy ${h} 0->2`,
+  ]);
+});
+
+test("dm*'s transfer estimates price a datum only the disk holds as the two copies through host memory", () => {
+  const g = new TaskGraph();
+  const k = g.addCodelet({ name: 'k', kinds: ['gpu'] });
+  const h = g.addHandle(1e6);
+  g.submit(k, [[h, R]], { flops: 1e6 });
+  const disk = { name: 'disk', capacity: 1e9, readBandwidth: 5e8, writeBandwidth: 4e8, latency: 1e-4 };
+  const platform = attachDisk(withHostMemory(testPlatform({ gpus: 1, gpuCapacity: 1e6 }), 1e6), disk);
+  const seen: number[] = [];
+  class Probe extends FixedScheduler {
+    private ctx!: SchedContext;
+    override init(ctx: SchedContext): void {
+      super.init(ctx);
+      this.ctx = ctx;
+    }
+    override push(task: number): void {
+      seen.push(this.ctx.transferTime(h, 1), this.ctx.transferTime(h, 0));
+      super.push(task);
+    }
+  }
+  checkedRun(g, platform, { sched: new Probe(() => 0) });
+  assert.deepEqual(seen, [
+    soloTransferTime(platform, 2, 0, 1e6) + soloTransferTime(platform, 0, 1, 1e6),
+    soloTransferTime(platform, 2, 0, 1e6),
   ]);
 });
 

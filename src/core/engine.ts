@@ -128,6 +128,8 @@ export class Engine implements SchedContext, EvictionContext {
   private readonly rng: Rng;
   private readonly nNodes: number;
   private readonly defaultHome: number;
+  /** The disk node (out of core, src/platform/disk.ts), -1 without one. */
+  private readonly diskNode: number;
   private eventId = 0;
   private eventWorker = -1;
   private knownHandles = 0;
@@ -155,8 +157,8 @@ export class Engine implements SchedContext, EvictionContext {
     this.nNodes = this.platform.nodes.length;
     // Out of core (src/platform/disk.ts): with a disk node attached, the disk is every
     // handle's home and host memory caches it under its capacity, as a GPU memory does.
-    const disk = this.platform.nodes.findIndex((n) => n.kind === 'disk');
-    this.defaultHome = disk >= 0 ? disk : this.platform.homeNode;
+    this.diskNode = this.platform.nodes.findIndex((n) => n.kind === 'disk');
+    this.defaultHome = this.diskNode >= 0 ? this.diskNode : this.platform.homeNode;
     this.calibrate = options.calibrate ?? false;
     this.onWarning = options.onWarning;
     this.flushAtEnd = options.flushAtEnd ?? true;
@@ -733,13 +735,20 @@ export class Engine implements SchedContext, EvictionContext {
     if (r.isValidOrLoading(handle, node)) return 0;
     const bytes = this.graph.handleSize.data[handle]!;
     const home = r.home[handle]!;
+    // Out of core, copies off the disk to a device and staged copies go through host memory
+    // (Transfers.stageInHost): two copies, priced as two.
+    const host = this.platform.homeNode;
+    const relay = home === this.diskNode ? host : home;
     let best = Number.POSITIVE_INFINITY;
     for (let m = 0; m < this.nNodes; m++) {
       if (m === node || !r.isValid(handle, m)) continue;
-      const direct = this.model.transferTime(m, node, bytes);
+      const direct =
+        m === this.diskNode && node !== host
+          ? Number.POSITIVE_INFINITY
+          : this.model.transferTime(m, node, bytes);
       const t = Number.isFinite(direct)
         ? direct
-        : this.model.transferTime(m, home, bytes) + this.model.transferTime(home, node, bytes);
+        : this.model.transferTime(m, relay, bytes) + this.model.transferTime(relay, node, bytes);
       if (t < best) best = t;
     }
     return Number.isFinite(best) ? best : 0;
