@@ -14,7 +14,7 @@ export {
 } from './core/engine.ts';
 export { type Access, type Codelet, type HandleOptions, TaskGraph, type TaskOptions } from './core/graph.ts';
 export { type DurationModel, PlatformModel } from './core/model.ts';
-export type { Link, MemoryNode, Platform, Worker } from './core/platform.ts';
+export type { DiskSpec, Link, MemoryNode, Platform, Worker } from './core/platform.ts';
 export type {
   EvictionContext,
   EvictionPolicy,
@@ -62,6 +62,7 @@ export { type HistoryEntry, HistoryModel, type Sample } from './perf/history.ts'
 export { type BusPair, CalibratedModel } from './perf/model.ts';
 export { fitLinear, fitPowerLaw } from './perf/regression.ts';
 export { ModelStore, machineDir } from './perf/store.ts';
+export { attachDisk, DISK_PRESETS, resolveDisk, withHostMemory } from './platform/disk.ts';
 export { describePlatform, PRESETS, resolvePlatform } from './platform/presets.ts';
 export { parsePlatformFile, platformToJson } from './platform/schema.ts';
 export { createScheduler, SCHEDULERS, type SchedulerOptions } from './sched/index.ts';

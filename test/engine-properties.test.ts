@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { runtimeVersion } from '../src/coherence/versions.ts';
 import { EVICTION_POLICIES } from '../src/evict/index.ts';
+import { attachDisk, withHostMemory } from '../src/platform/disk.ts';
 import { createScheduler, SCHEDULERS } from '../src/sched/index.ts';
 import { buildGraph, graphSpecArb, machineArb, machinePlatform } from './helpers/random-graphs.ts';
 import { checkedRun } from './helpers/run.ts';
@@ -57,6 +58,41 @@ test('invariants hold and runs are deterministic on random graphs and platforms'
       assert.deepEqual(second.checker.trace, first.checker.trace);
     }),
     { numRuns: Number(process.env.PROPERTY_RUNS ?? 300), seed: Number(process.env.PROPERTY_SEED ?? 42) },
+  );
+});
+
+test('out of core: with a disk below a capped host memory, the invariants hold on random graphs and platforms', () => {
+  fc.assert(
+    fc.property(
+      graphArb,
+      platformArb,
+      runArb,
+      fc.integer({ min: 0, max: 6 }),
+      fc.constantFrom(0, 1e-5),
+      ({ spec }, pm, run, hostExtra, diskLatency) => {
+        const built = buildGraph(spec, run.hintEvery);
+        const g = built.g;
+        // Host memory holds one task's data at least (a CPU task's), often much less than all.
+        const host = built.maxFootprint + hostExtra * 1000;
+        const disk = {
+          name: 'disk',
+          capacity: 1e12,
+          readBandwidth: 5e8,
+          writeBandwidth: 4e8,
+          latency: diskLatency,
+        };
+        const platform = attachDisk(withHostMemory(machinePlatform(pm, built), host), disk);
+        const probe = createScheduler(run.sched);
+        fc.pre(run.eviction !== 'luf' || probe.plannedTasks !== undefined);
+        const opts = { ...run, targetClean: Math.min(100, run.minClean + run.targetExtra) };
+        const first = checkedRun(g, platform, opts);
+        assert.deepEqual(first.checker.violations, []);
+        assert.ok(first.checker.finished, 'the run finished');
+        const second = checkedRun(g, platform, opts);
+        assert.deepEqual(second.checker.trace, first.checker.trace);
+      },
+    ),
+    { numRuns: Number(process.env.PROPERTY_RUNS ?? 150), seed: Number(process.env.PROPERTY_SEED ?? 42) },
   );
 });
 

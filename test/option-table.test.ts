@@ -32,6 +32,8 @@ const VALUES: { [K in keyof RunOptions]?: RunOptions[K] } = {
   inner: 2,
   iterations: 2,
   keepOutputs: true,
+  hostMem: 2 ** 40,
+  disk: 'nvme',
   tasks: 12,
   data: 6,
   degree: 2,

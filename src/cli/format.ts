@@ -47,6 +47,12 @@ export function formatReport(r: RunReport): string {
           `(${r.transfersFromDevices} copies, ${r.writebacks} write-backs)`,
         ],
         ['GPU -> GPU', formatBytes(r.bytesDeviceToDevice), ''],
+        ...(r.bytesToDisk !== undefined
+          ? [
+              ['to disk', formatBytes(r.bytesToDisk), `(${r.transfersToDisk} copies)`],
+              ['from disk', formatBytes(r.bytesFromDisk ?? 0), `(${r.transfersFromDisk} copies)`],
+            ]
+          : []),
         ['loads into GPUs', String(r.loads), '(from host or peers)'],
         [
           'evictions',

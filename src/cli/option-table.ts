@@ -51,6 +51,12 @@ export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
   inner: { flag: '--inner', runs: ALL, realWorkloads: ['matmul2d', 'stencil'] },
   iterations: { flag: '--iterations', runs: ALL, realWorkloads: ['jacobi', 'stencil', 'taskbench'] },
   keepOutputs: { flag: '--keep-outputs', runs: SIMS },
+  hostMem: {
+    flag: '--host-mem',
+    runs: ['sim'],
+    why: 'real runs out of core are not implemented yet (issue 30)',
+  },
+  disk: { flag: '--disk', runs: ['sim'], why: 'real runs out of core are not implemented yet (issue 30)' },
   tasks: { flag: '--tasks', runs: SIMS },
   data: { flag: '--data', runs: SIMS },
   degree: { flag: '--degree', runs: SIMS },

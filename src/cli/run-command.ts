@@ -4,6 +4,7 @@ import type { CoherenceOptions } from '../core/engine.ts';
 import type { TaskGraph } from '../core/graph.ts';
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
+import { attachDisk, resolveDisk, withHostMemory } from '../platform/disk.ts';
 import { loadPlatform } from '../platform/load.ts';
 import { parsePolicySpec } from '../report/policy-spec.ts';
 import { type BlockMapping, handleOwnerNodes, parseMapping } from '../sched/mapping.ts';
@@ -110,6 +111,10 @@ export interface RunOptions extends SimulationFlags {
   gpus?: number;
   cpus?: number;
   gpuMem?: number;
+  /** --host-mem: host memory's capacity in bytes (simulations). */
+  hostMem?: number;
+  /** --disk: a disk preset or a disk node of the platform file (simulations, out of core). */
+  disk?: string;
   /** Real runs: threads (default) or webgpu. */
   backend?: string;
   /** 'mpi' (real runs) runs distributed over MPI (src/cluster/run-cluster.ts); 'sim' simulates a cluster. */
@@ -204,24 +209,35 @@ export async function runCommand(o: RunOptions): Promise<void> {
     );
   }
   const eviction = policy.eviction ?? o.eviction ?? 'lru';
-  const platform = await loadPlatform(o.platform ?? 'v100x2', {
+  const loaded = await loadPlatform(o.platform ?? 'v100x2', {
     gpus: o.gpus,
     cpus: o.cpus,
     gpuMem: o.gpuMem,
   });
-  if (platform.cluster !== undefined) {
+  if (loaded.cluster !== undefined) {
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',
-      `platform ${platform.name} is a cluster of ${platform.cluster.nodes.length} nodes: simulate it with --cluster sim (and --nodes N)`,
+      `platform ${loaded.name} is a cluster of ${loaded.cluster.nodes.length} nodes: simulate it with --cluster sim (and --nodes N)`,
     );
   }
   checkTraceFile(o.trace);
   checkHtmlFile(o);
+  const capped = o.hostMem === undefined ? loaded : withHostMemory(loaded, o.hostMem);
+  const disk = o.disk === undefined ? undefined : resolveDisk(capped, o.disk);
   const wl = generateWorkload(o.workload, {
     ...workloadParams(o),
-    // Refuse data larger than the host memory before generating the tasks, not after.
-    host: platform.nodes[platform.homeNode]!,
+    // Refuse data larger than the host memory (or the disk) before generating the tasks.
+    host:
+      disk === undefined
+        ? capped.nodes[capped.homeNode]!
+        : { name: disk.name, capacity: disk.capacity, kind: 'disk' },
   });
+  // The disk is attached only when the data do not fit in host memory: a run whose data fit
+  // is the same run as without --disk.
+  const platform =
+    disk !== undefined && handleBytes(wl.graph) > capped.nodes[capped.homeNode]!.capacity
+      ? attachDisk(capped, disk)
+      : capped;
   if (o.priorities === 'bottom-level') wl.graph.setBottomLevelPriorities();
   const owner = ownerComputes(o, policy.scheduler, platform, wl.graph);
   const graph =
@@ -335,4 +351,11 @@ function ownerComputes(
     mapping,
     coherence: forFlag('--runtime', () => runtimeVersion(o.runtime!, owners(), o.cacheLines)),
   };
+}
+
+/** Bytes of every handle of the graph (what its home node holds). O(handles). */
+function handleBytes(graph: TaskGraph): number {
+  let bytes = 0;
+  for (let h = 0; h < graph.handleCount; h++) bytes += graph.handleSize.data[h]!;
+  return bytes;
 }

@@ -86,6 +86,11 @@ export function registerRunCommand(cmd: Command): void {
     .option('--gpus <n>', 'GPUs of the preset to use (local: emulated devices)', naturalInt)
     .option('--cpus <n>', 'CPU cores that compute', naturalInt)
     .option('--gpu-mem <size>', 'cap every GPU memory (e.g. 500MiB, 2GB)', size)
+    .option('--host-mem <size>', 'cap host memory (e.g. 4GiB); data beyond it need --disk', size)
+    .option(
+      '--disk <name>',
+      'out of core: a disk below host memory, used when the data exceed it (a preset: nvme; or a disk node of the platform file)',
+    )
     .optionsGroup('Scheduling:')
     .option(
       '-s, --sched <name>',

@@ -128,6 +128,8 @@ export class Engine implements SchedContext, EvictionContext {
   private readonly rng: Rng;
   private readonly nNodes: number;
   private readonly defaultHome: number;
+  /** The disk node (out of core, src/platform/disk.ts), -1 without one. */
+  private readonly diskNode: number;
   private eventId = 0;
   private eventWorker = -1;
   private knownHandles = 0;
@@ -153,7 +155,10 @@ export class Engine implements SchedContext, EvictionContext {
     this.model = options.model;
     this.rng = new Rng(options.seed ?? 1);
     this.nNodes = this.platform.nodes.length;
-    this.defaultHome = this.platform.homeNode;
+    // Out of core (src/platform/disk.ts): with a disk node attached, the disk is every
+    // handle's home and host memory caches it under its capacity, as a GPU memory does.
+    this.diskNode = this.platform.nodes.findIndex((n) => n.kind === 'disk');
+    this.defaultHome = this.diskNode >= 0 ? this.diskNode : this.platform.homeNode;
     this.calibrate = options.calibrate ?? false;
     this.onWarning = options.onWarning;
     this.flushAtEnd = options.flushAtEnd ?? true;
@@ -397,10 +402,11 @@ export class Engine implements SchedContext, EvictionContext {
     for (const [home, bytes] of extra) {
       if (home !== this.defaultHome) this.checkRoutes(home);
       if (mem.used[home]! + bytes > mem.capacity[home]!) {
-        const where = home === this.defaultHome ? 'host memory' : 'home node';
+        const kind = p.nodes[home]!.kind;
+        const where = kind === 'disk' ? 'disk' : home === this.defaultHome ? 'host memory' : 'home node';
         throw new LocusError(
           'LOCUS_HOST_MEMORY_TOO_SMALL',
-          `the data (${fmtBytes(mem.used[home]! + bytes)}) do not fit in ${where} ${p.nodes[home]!.name} (${fmtBytes(mem.capacity[home]!)}): use a platform with more memory or a smaller workload`,
+          `the data (${fmtBytes(mem.used[home]! + bytes)}) do not fit in ${where} ${p.nodes[home]!.name} (${fmtBytes(mem.capacity[home]!)}): use ${kind === 'disk' ? 'a larger disk' : 'a platform with more memory, a disk below it (out of core),'} or a smaller workload`,
         );
       }
     }
@@ -729,13 +735,20 @@ export class Engine implements SchedContext, EvictionContext {
     if (r.isValidOrLoading(handle, node)) return 0;
     const bytes = this.graph.handleSize.data[handle]!;
     const home = r.home[handle]!;
+    // Out of core, copies off the disk to a device and staged copies go through host memory
+    // (Transfers.stageInHost): two copies, priced as two.
+    const host = this.platform.homeNode;
+    const relay = home === this.diskNode ? host : home;
     let best = Number.POSITIVE_INFINITY;
     for (let m = 0; m < this.nNodes; m++) {
       if (m === node || !r.isValid(handle, m)) continue;
-      const direct = this.model.transferTime(m, node, bytes);
+      const direct =
+        m === this.diskNode && node !== host
+          ? Number.POSITIVE_INFINITY
+          : this.model.transferTime(m, node, bytes);
       const t = Number.isFinite(direct)
         ? direct
-        : this.model.transferTime(m, home, bytes) + this.model.transferTime(home, node, bytes);
+        : this.model.transferTime(m, relay, bytes) + this.model.transferTime(relay, node, bytes);
       if (t < best) best = t;
     }
     return Number.isFinite(best) ? best : 0;

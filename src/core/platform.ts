@@ -6,12 +6,16 @@
 import type { FootprintRule } from './footprint.ts';
 import type { WorkerKind } from './types.ts';
 
-/** A memory node: host RAM or one GPU's memory. */
+/** A memory node: host RAM, one GPU's memory, or a disk below host memory (out of core). */
 export interface MemoryNode {
-  /** Name used in reports ("ram", "gpu0"). */
+  /** Name used in reports ("ram", "gpu0", "nvme"). */
   readonly name: string;
-  /** 'host' for main memory, 'gpu' for a device memory. */
-  readonly kind: 'host' | 'gpu';
+  /**
+   * 'host' for main memory, 'gpu' for a device memory, 'disk' for a disk that holds the data
+   * out of core (src/platform/disk.ts): with one, every handle's home is the disk and host
+   * memory caches it as a GPU memory does.
+   */
+  readonly kind: 'host' | 'gpu' | 'disk';
   /** Capacity in bytes (Infinity for unlimited). */
   readonly capacity: number;
 }
@@ -83,6 +87,12 @@ export interface Platform {
    * then stages the data through the home node, as StarPU's chained requests do).
    */
   readonly routes: readonly (readonly number[] | null)[];
+  /**
+   * Disks a platform file describes (memory nodes of kind 'disk') that are not attached: a
+   * run attaches one as a memory node (attachDisk, src/platform/disk.ts) only when the data do
+   * not fit in host memory. Absent when the file has none.
+   */
+  readonly disks?: readonly DiskSpec[];
   /** Watts the machine draws whatever its workers do (memory, disks, fans, ...), if known. */
   readonly staticPower?: number;
   /**
@@ -90,6 +100,20 @@ export interface Platform {
    * network (the simulated cluster, src/sim/cluster/). Absent for a single machine.
    */
   readonly cluster?: ClusterNetwork;
+}
+
+/** A disk that can hold the data below host memory (SI units). */
+export interface DiskSpec {
+  /** Node name ("nvme"). */
+  readonly name: string;
+  /** Capacity in bytes. */
+  readonly capacity: number;
+  /** Bandwidth of reads (disk to host memory), bytes per second. */
+  readonly readBandwidth: number;
+  /** Bandwidth of writes (host memory to disk), bytes per second. */
+  readonly writeBandwidth: number;
+  /** Latency paid once by every read or write, seconds. */
+  readonly latency: number;
 }
 
 /** The nodes of a cluster and the network joining them (SI units). */

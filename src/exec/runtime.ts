@@ -232,6 +232,12 @@ export class Runtime {
     // The options as the sessions read them: the mode the backend implies.
     const rt = new Runtime({ ...options, mode, backend }, platform, backend);
     if (mode === 'real') {
+      if (platform.nodes.some((n) => n.kind === 'disk')) {
+        throw new LocusError(
+          'LOCUS_OPTION_CONFLICT',
+          `platform ${platform.name} has a disk attached: real runs out of core are not implemented yet (simulate it: mode 'simulated')`,
+        );
+      }
       if (platform.workers.length > 256) {
         throw new LocusError(
           'LOCUS_PLATFORM_INVALID',

@@ -4,7 +4,7 @@
  * and routes. Free of zod, so that building a preset does not load it.
  */
 import type { FootprintRule } from '../core/footprint.ts';
-import type { ClusterNetwork, Link, MemoryNode, Platform, Worker } from '../core/platform.ts';
+import type { ClusterNetwork, DiskSpec, Link, MemoryNode, Platform, Worker } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
 import { PLATFORM_LIMITS } from './limits.ts';
 import type { ParsedPlatformFile } from './schema.ts';
@@ -17,12 +17,36 @@ export function compileParsed(spec: ParsedPlatformFile, source: string, defaultN
 
   const nodes: MemoryNode[] = [];
   const nodeIndex = new Map<string, number>();
+  // Disk nodes are kept apart (Platform.disks): a run attaches one only when it is needed.
+  const disks: DiskSpec[] = [];
+  const diskNames = new Map<string, number>();
   spec.memoryNodes.forEach((n, i) => {
-    const prev = nodeIndex.get(n.name);
+    const prev = nodeIndex.get(n.name) ?? diskNames.get(n.name);
     if (prev !== undefined)
       fail(`memoryNodes[${i}].name`, `duplicate name '${n.name}' (also memoryNodes[${prev}])`);
     if (n.capacity <= 0) fail(`memoryNodes[${i}].capacity`, 'must be positive');
-    nodeIndex.set(n.name, i);
+    if (n.kind === 'disk') {
+      if (disks.length > 0) fail(`memoryNodes[${i}]`, 'a platform has at most one disk node');
+      if (!Number.isFinite(n.capacity)) fail(`memoryNodes[${i}].capacity`, 'a disk has a finite capacity');
+      for (const f of ['readBandwidth', 'writeBandwidth'] as const) {
+        const v = n[f];
+        if (v === undefined) fail(`memoryNodes[${i}].${f}`, `a disk node needs its ${f} (e.g. "7GB/s")`);
+        else if (!(v > 0)) fail(`memoryNodes[${i}].${f}`, 'must be positive');
+      }
+      diskNames.set(n.name, i);
+      disks.push({
+        name: n.name,
+        capacity: n.capacity,
+        readBandwidth: n.readBandwidth!,
+        writeBandwidth: n.writeBandwidth!,
+        latency: n.latency ?? 0,
+      });
+      return;
+    }
+    for (const f of ['readBandwidth', 'writeBandwidth', 'latency'] as const) {
+      if (n[f] !== undefined) fail(`memoryNodes[${i}].${f}`, `only a disk node has a ${f}`);
+    }
+    nodeIndex.set(n.name, nodes.length);
     nodes.push({ name: n.name, kind: n.kind, capacity: n.capacity });
   });
   const hosts = nodes.filter((n) => n.kind === 'host').map((n) => `'${n.name}'`);
@@ -36,7 +60,13 @@ export function compileParsed(spec: ParsedPlatformFile, source: string, defaultN
   const home = nodes[homeNode]!.name;
   const known = [...nodeIndex.keys()].join(', ');
   const lookup = (path: string, nodeName: string): number =>
-    nodeIndex.get(nodeName) ?? fail(path, `no memory node named '${nodeName}' (known: ${known})`);
+    nodeIndex.get(nodeName) ??
+    (diskNames.has(nodeName)
+      ? fail(
+          path,
+          `'${nodeName}' is a disk node: its links come from its readBandwidth and writeBandwidth, and no worker computes from it`,
+        )
+      : fail(path, `no memory node named '${nodeName}' (known: ${known})`));
 
   const workers: Worker[] = [];
   const workerIndex = new Map<string, string>();
@@ -184,6 +214,7 @@ export function compileParsed(spec: ParsedPlatformFile, source: string, defaultN
     workers,
     links,
     routes,
+    ...(disks.length ? { disks } : {}),
     ...(spec.staticPower !== undefined ? { staticPower: spec.staticPower } : {}),
     ...(spec.cluster !== undefined ? { cluster: compileCluster(spec.cluster, fail) } : {}),
   };

@@ -96,6 +96,11 @@ export function describePlatform(p: Platform): string {
         : `  peer-to-peer: ${peer} of ${total} GPU-to-GPU routes direct${peer < total ? `, the others through ${home}` : ''}`,
     );
   }
+  for (const d of p.disks ?? []) {
+    lines.push(
+      `  disk ${d.name}: ${formatBytes(d.capacity)}, read ${formatBandwidth(d.readBandwidth)}, write ${formatBandwidth(d.writeBandwidth)}, ${formatDuration(d.latency)} (out of core: attached by --disk ${d.name} when the data exceed ${home})`,
+    );
+  }
   const c = p.cluster;
   if (c) {
     const sw = Number.isFinite(c.switchBandwidth) ? formatBandwidth(c.switchBandwidth) : 'non-blocking';

@@ -3,6 +3,7 @@
  * unit parsers and formatters they use.
  */
 export { describePlatform } from './describe.ts';
+export { attachDisk, DISK_PRESETS, diskNodeOf, resolveDisk, withHostMemory } from './disk.ts';
 export type { Figure, Preset, PresetOptions } from './machine.ts';
 export { DGX1V_NVLINK, PRESETS } from './machines.ts';
 export { describePresets, resolvePlatform } from './presets.ts';

@@ -22,10 +22,19 @@ export type Quantity = number | string;
 export interface MemoryNodeSpec {
   /** Unique node name ("ram", "gpu0"). */
   name: string;
-  /** 'host' (exactly one node: main memory, the home of every handle) or 'gpu'. */
-  kind: 'host' | 'gpu';
-  /** Size ("500MiB", "192GiB", bytes) or "unlimited". */
+  /**
+   * 'host' (exactly one node: main memory, the home of every handle), 'gpu', or 'disk' (at
+   * most one: a disk below host memory for runs out of core, src/platform/disk.ts).
+   */
+  kind: 'host' | 'gpu' | 'disk';
+  /** Size ("500MiB", "192GiB", bytes) or "unlimited" (not for a disk). */
   capacity: Quantity;
+  /** Disk only (required): bandwidth of reads, disk to host memory ("7.45GB/s"). */
+  readBandwidth?: Quantity;
+  /** Disk only (required): bandwidth of writes, host memory to disk ("6.9GB/s"). */
+  writeBandwidth?: Quantity;
+  /** Disk only (optional, default 0): latency of every read or write ("45us"). */
+  latency?: Quantity;
 }
 
 /** A worker (or, with `count`, a group of identical workers) of a platform file. */
@@ -247,7 +256,16 @@ export const platformFileSchema = z.strictObject({
   name: name.optional(),
   description: z.string().optional(),
   memoryNodes: z
-    .array(z.strictObject({ name, kind: z.enum(['host', 'gpu']), capacity }))
+    .array(
+      z.strictObject({
+        name,
+        kind: z.enum(['host', 'gpu', 'disk']),
+        capacity,
+        readBandwidth: bandwidth.optional(),
+        writeBandwidth: bandwidth.optional(),
+        latency,
+      }),
+    )
     .min(1)
     .max(PLATFORM_LIMITS.memoryNodes),
   workers: z

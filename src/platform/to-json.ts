@@ -119,6 +119,9 @@ export function platformToJson(p: Platform): string {
       `platform '${p.name}' cannot be written as a platform file: ${why}`,
     );
   };
+  const attached = p.nodes.find((x) => x.kind === 'disk');
+  if (attached !== undefined)
+    cannot(`disk '${attached.name}' is attached (write the platform before attachDisk)`);
   const hostBusIndex = p.links.findIndex((l) => l.name === 'host-bus');
   const hostBus = hostBusIndex >= 0 && isHostBus(p, hostBusIndex) ? hostBusIndex : -1;
 
@@ -175,11 +178,21 @@ export function platformToJson(p: Platform): string {
 
   const file: PlatformFile = {
     name: p.name,
-    memoryNodes: p.nodes.map((node) => ({
-      name: node.name,
-      kind: node.kind,
-      capacity: node.capacity === Number.POSITIVE_INFINITY ? 'unlimited' : exactSize(node.capacity),
-    })),
+    memoryNodes: [
+      ...p.nodes.map((node) => ({
+        name: node.name,
+        kind: node.kind,
+        capacity: node.capacity === Number.POSITIVE_INFINITY ? 'unlimited' : exactSize(node.capacity),
+      })),
+      ...(p.disks ?? []).map((d) => ({
+        name: d.name,
+        kind: 'disk' as const,
+        capacity: exactSize(d.capacity),
+        readBandwidth: exactBandwidth(d.readBandwidth),
+        writeBandwidth: exactBandwidth(d.writeBandwidth),
+        latency: exactDuration(d.latency),
+      })),
+    ],
     workers: workerSpecs(p),
     links,
     ...(buses.length ? { buses } : {}),

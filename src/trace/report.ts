@@ -10,7 +10,7 @@ import type { RunStats } from './stats.ts';
 /** Per-memory-node figures. */
 export interface NodeReport {
   name: string;
-  kind: 'host' | 'gpu';
+  kind: 'host' | 'gpu' | 'disk';
   capacityBytes: number | null;
   peakBytes: number;
   loads: number;
@@ -80,6 +80,15 @@ export interface RunReport {
   writebacks: number;
   /** Bytes of those write-backs. */
   writebackBytes: number;
+  /**
+   * Out of core (a disk node attached, src/platform/disk.ts): bytes written to the disk and
+   * read from it, and those copies. Absent without a disk. Copies to and from the disk are
+   * not counted in bytesToDevices, bytesFromDevices or bytesDeviceToDevice.
+   */
+  bytesToDisk?: number;
+  bytesFromDisk?: number;
+  transfersToDisk?: number;
+  transfersFromDisk?: number;
   nodes: NodeReport[];
   workers: WorkerReport[];
   links: LinkReport[];
@@ -183,6 +192,14 @@ export function buildReport(engine: Engine, stats: RunStats, ctx: ReportContext)
     evictions: stats.totalEvictions,
     writebacks,
     writebackBytes: stats.writebackBytes,
+    ...(stats.diskNode >= 0
+      ? {
+          bytesToDisk: stats.bytesToDisk,
+          bytesFromDisk: stats.bytesFromDisk,
+          transfersToDisk: stats.transfersToDisk,
+          transfersFromDisk: stats.transfersFromDisk,
+        }
+      : {}),
     nodes,
     workers,
     links,

@@ -28,6 +28,16 @@ export class RunStats implements EngineObserver {
   transfersFromDevices = 0;
   /** Copies directly between device memories. */
   transfersDeviceToDevice = 0;
+  /** Bytes copied to the disk node (out of core), when one is attached. */
+  bytesToDisk = 0;
+  /** Bytes copied from the disk node. */
+  bytesFromDisk = 0;
+  /** Copies to the disk node. */
+  transfersToDisk = 0;
+  /** Copies from the disk node. */
+  transfersFromDisk = 0;
+  /** The disk node's index, -1 when none is attached. */
+  readonly diskNode: number;
   /** Number of transfers that finished. */
   transfers = 0;
   /** Bytes that crossed each link. */
@@ -74,6 +84,7 @@ export class RunStats implements EngineObserver {
     this.startedAt = new Float64Array(p.workers.length);
     this.taskWorker = new Int32Array(engine.graph.taskCount).fill(-1);
     this.phaseTransfers = new PhaseTransfers(engine);
+    this.diskNode = p.nodes.findIndex((n) => n.kind === 'disk');
   }
 
   grow(tasks: number): void {
@@ -113,7 +124,13 @@ export class RunStats implements EngineObserver {
     this.transfersByKind[kind]!++;
     const srcHost = src === p.homeNode;
     const dstHost = dst === p.homeNode;
-    if (srcHost && !dstHost) {
+    if (dst === this.diskNode) {
+      this.bytesToDisk += bytes;
+      this.transfersToDisk++;
+    } else if (src === this.diskNode) {
+      this.bytesFromDisk += bytes;
+      this.transfersFromDisk++;
+    } else if (srcHost && !dstHost) {
       this.bytesToDevices += bytes;
       this.transfersToDevices++;
     } else if (!srcHost && dstHost) {
@@ -149,11 +166,11 @@ export class RunStats implements EngineObserver {
     else if (reason === 'discard') this.discardedBytes += this.engine.graph.handleSize.data[handle]!;
   }
 
-  /** Total loads into device memories. */
+  /** Total loads into device memories (not host memory, not a disk). */
   get totalLoads(): number {
     let s = 0;
     this.engine.platform.nodes.forEach((n, i) => {
-      if (n.kind !== 'host') s += this.loads[i]!;
+      if (n.kind === 'gpu') s += this.loads[i]!;
     });
     return s;
   }

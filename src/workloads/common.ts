@@ -119,7 +119,9 @@ export function checkHostMemory(params: WorkloadParams, bytes: number): void {
   const capacity = Number.isFinite(host.capacity) ? formatBytes(host.capacity) : 'unlimited';
   throw new LocusError(
     'LOCUS_HOST_MEMORY_TOO_SMALL',
-    `the data (${formatBytes(bytes)}) do not fit in host memory ${host.name} (${capacity}): use a platform with more memory or a smaller workload`,
+    host.kind === 'disk'
+      ? `the data (${formatBytes(bytes)}) do not fit in disk ${host.name} (${capacity}): use a larger disk or a smaller workload`
+      : `the data (${formatBytes(bytes)}) do not fit in host memory ${host.name} (${capacity}): use a platform with more memory, a disk below it (out of core), or a smaller workload`,
   );
 }
 

@@ -67,10 +67,11 @@ export interface WorkloadParams {
    */
   starpuPriorities?: boolean;
   /**
-   * The host memory that will hold every handle: when given, a workload whose data exceed it
-   * is refused before its tasks are generated (the engine would refuse it anyway, later).
+   * The node that will hold every handle (host memory, or the disk of a run out of core,
+   * kind 'disk'): when given, a workload whose data exceed it is refused before its tasks are
+   * generated (the engine would refuse it anyway, later).
    */
-  host?: { name: string; capacity: number };
+  host?: { name: string; capacity: number; kind?: 'host' | 'gpu' | 'disk' };
 }
 
 /** A generated task graph and what a report needs to know about it. */

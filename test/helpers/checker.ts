@@ -44,7 +44,7 @@ export class InvariantChecker implements EngineObserver {
     for (let h = 0; h < g.handleCount; h++) {
       seq[h] = h + 1;
       this.latest[h] = h + 1;
-      this.value[h * this.nn + engine.platform.homeNode] = h + 1;
+      this.value[h * this.nn + this.homeOf(h)] = h + 1;
     }
     // The sequential execution, in submission order.
     for (let t = 0; t < g.taskCount; t++) {
@@ -145,7 +145,7 @@ export class InvariantChecker implements EngineObserver {
     const e = this.engine;
     if (reason === 'discard' || this.writersRunning[handle]! > 0) return;
     // A ready task at home will overwrite the value (write-only): it is dead, dropping is fine.
-    if (e.replicaState(handle, e.platform.homeNode) === Replica.ALLOCATED) return;
+    if (e.replicaState(handle, this.homeOf(handle)) === Replica.ALLOCATED) return;
     let kept = false;
     for (let m = 0; m < this.nn; m++) {
       if (m !== node && e.isValidOn(handle, m) && this.value[handle * this.nn + m] === this.latest[handle])
@@ -155,14 +155,22 @@ export class InvariantChecker implements EngineObserver {
       this.fail(`replica of ${handle} on node ${node} freed (${reason}) while it held the only latest copy`);
   }
 
+  /** The home of handle h: the graph's, else the disk when one is attached (out of core), else host memory. */
+  private homeOf(h: number): number {
+    const own = this.engine.graph.handleHome.data[h]!;
+    if (own >= 0) return own;
+    const disk = this.engine.platform.nodes.findIndex((n) => n.kind === 'disk');
+    return disk >= 0 ? disk : this.engine.platform.homeNode;
+  }
+
   runFinished(now: number): void {
     const e = this.engine;
     const g = e.graph;
     this.finished = true;
     this.trace.push(`${now.toFixed(9)} finished`);
     for (let t = 0; t < g.taskCount; t++) if (!this.done[t]) this.fail(`task ${t} never ran`);
-    const home = e.platform.homeNode;
     for (let h = 0; h < g.handleCount; h++) {
+      const home = this.homeOf(h);
       if (g.handleDiscard.data[h] === 1) continue;
       if (!e.isValidOn(h, home)) this.fail(`handle ${h} not valid at home at the end`);
       if (this.value[h * this.nn + home] !== this.finalValue[h]) {

@@ -49,11 +49,17 @@ export class Transfers {
   private readonly e: Engine;
   private readonly r: ReplicaTable;
   private readonly nn: number;
+  /** The disk node (out of core, src/platform/disk.ts), -1 without one. */
+  private readonly disk: number;
+  /** Host memory's node. */
+  private readonly host: number;
 
   constructor(engine: Engine) {
     this.e = engine;
     this.r = engine.replicas;
     this.nn = engine.platform.nodes.length;
+    this.disk = engine.platform.nodes.findIndex((n) => n.kind === 'disk');
+    this.host = engine.platform.homeNode;
     const p = engine.platform;
     this.linkBusy = new Int32Array(p.links.length);
     this.routeStart = new Int32Array(this.nn * this.nn + 1);
@@ -111,10 +117,13 @@ export class Transfers {
       }
     }
     if (best >= 0) {
+      if (best === this.disk && dst !== this.host && this.stageInHost(h, best, dst, kind)) return;
       this.issue(h, best, dst, kind);
       return;
     }
     const home = r.home[h]!;
+    // Out of core, the home is the disk: stage through host memory when it has room.
+    if (home === this.disk && anyValid >= 0 && this.stageInHost(h, anyValid, dst, kind)) return;
     const homeSlot = h * nn + home;
     if (r.state[homeSlot] !== Replica.LOADING) {
       if (anyValid < 0) throw new Error(`no valid replica of handle ${h} anywhere`);
@@ -124,6 +133,35 @@ export class Transfers {
       this.issue(h, anyValid, home, TransferKind.STAGE);
     }
     r.addWaiter(homeSlot, -(dst + 1));
+  }
+
+  /**
+   * Out of core: a device needs `h`, whose only copy within reach is on the disk (`src`), or
+   * on another device without a direct route (staged: the home, the disk, is no way through).
+   * The copy goes through host memory, which keeps it (host memory caches the disk as a GPU
+   * memory caches host memory): a copy already coming into host memory is joined, else room is
+   * made there (the memory manager evicts host replicas: clean ones dropped, modified ones
+   * written to the disk) and `src` is copied into it; the device's copy follows from host
+   * memory when it lands (a forward waiter, as a staged copy). Returns false when host memory
+   * has no room now: the caller then copies straight from the disk, or stages through it.
+   * O(1) but for the eviction.
+   */
+  private stageInHost(h: number, src: number, dst: number, kind: number): boolean {
+    const r = this.r;
+    const host = this.host;
+    const slot = h * this.nn + host;
+    if (r.state[slot] === Replica.LOADING) {
+      r.addWaiter(slot, -(dst + 1));
+      return true;
+    }
+    if (r.alloc[slot] === 1) return false;
+    const mem = this.e.memory;
+    const bytes = this.e.graph.handleSize.data[h]!;
+    if (mem.used[host]! + bytes > mem.capacity[host]! && !mem.makeSpace(host, bytes)) return false;
+    mem.allocate(h, host, Replica.LOADING);
+    this.issue(h, src, host, kind);
+    r.addWaiter(slot, -(dst + 1));
+    return true;
   }
 
   /**
@@ -252,14 +290,17 @@ export class Transfers {
     return id >= 0 && this.version.data[id] === this.r.version[h];
   }
 
-  /** Content of h arrived in `slot`: resume the tasks and forward the copies that waited for it. */
+  /**
+   * Content of h arrived in `slot`: resume the tasks and forward the copies that waited for it
+   * (from the slot's node: the home for a staged copy, host memory for one from the disk).
+   */
   private wakeWaiters(h: number, slot: number): void {
     const r = this.r;
-    const home = r.home[h]!;
+    const from = slot - h * this.nn;
     for (let e = r.takeWaiters(slot); e >= 0; ) {
       const v = r.waiterValue(e);
       e = r.nextWaiter(e);
-      if (v < 0) this.issue(h, home, -v - 1, TransferKind.FETCH);
+      if (v < 0) this.issue(h, from, -v - 1, TransferKind.FETCH);
       else this.e.tasks.satisfied(v);
     }
   }
