@@ -65,20 +65,24 @@ export function registerBenchCommand(program: Command, name: string, summary: st
       const { Runtime } = await import('../exec/runtime.ts');
       // perfModels off: the sweep's thousands of tiny tasks would only fill the models.
       const rt = await Runtime.create({ cpus: o.cpus, perfModels: 'off' });
-      if (o.kernel === 'empty') {
-        let floor: Awaited<ReturnType<typeof measureEmptyGranularity>>;
+      /** Runs `measure` on the runtime, closed after it whatever happens. */
+      const closing = async <T>(measure: () => Promise<T>): Promise<T> => {
         try {
-          floor = await measureEmptyGranularity({
-            runtime: rt,
-            workers: o.cpus,
-            pattern: o.pattern,
-            ...(o.width !== undefined ? { width: o.width } : {}),
-            steps: o.steps,
-            rounds: o.rounds,
-          });
+          return await measure();
         } finally {
           await rt.close();
         }
+      };
+      const graph = {
+        runtime: rt,
+        workers: o.cpus,
+        pattern: o.pattern,
+        ...(o.width !== undefined ? { width: o.width } : {}),
+        steps: o.steps,
+        rounds: o.rounds,
+      };
+      if (o.kernel === 'empty') {
+        const floor = await closing(() => measureEmptyGranularity(graph));
         if (o.json) process.stdout.write(`${JSON.stringify({ kernel: 'empty', ...floor })}\n`);
         else
           process.stdout.write(
@@ -86,27 +90,19 @@ export function registerBenchCommand(program: Command, name: string, summary: st
           );
         return;
       }
-      let result: Awaited<ReturnType<typeof measureMetg>>;
-      try {
-        result = await measureMetg({
-          runtime: rt,
-          workers: o.cpus,
-          pattern: o.pattern,
+      const result = await closing(() =>
+        measureMetg({
+          ...graph,
           kernel: o.kernel as 'compute_bound' | 'busy_wait',
-          ...(o.width !== undefined ? { width: o.width } : {}),
-          steps: o.steps,
           maxIterations: o.maxIterations,
-          rounds: o.rounds,
           onPoint: (p, i, n) => {
             if (!o.json && process.stderr.isTTY)
               process.stderr.write(
                 `metg: ${i + 1}/${n} ${p.iterations} iterations, ${p.wallS.toFixed(3)} s\n`,
               );
           },
-        });
-      } finally {
-        await rt.close();
-      }
+        }),
+      );
       const written: string[] = [];
       if (o.out !== undefined) {
         writeCsv(join(o.out, 'metg.csv'), result.points, [...METG_COLUMNS]);

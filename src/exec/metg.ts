@@ -76,6 +76,15 @@ export interface MetgResult {
   metgUs: number | undefined;
 }
 
+/**
+ * Tasks of a Task Bench graph: one per point, each writing one output (a runtime's report
+ * counts every task since it opened, so the graph says).
+ */
+function taskCount(pattern: string, width: number, steps: number): number {
+  const shape = taskbenchGenerator.instance({ pattern, width, steps });
+  return shape.dataBytes / shape.outputBytes;
+}
+
 /** Work of one task of `kernel` at `iterations` (Task Bench's flop count, or its iterations). */
 function taskWork(kernel: string, iterations: number): number {
   return kernel === 'compute_bound' ? 2 * 64 * iterations + 64 : iterations;
@@ -103,10 +112,7 @@ export async function measureMetg(o: MetgOptions): Promise<MetgResult> {
     throw new LocusError('LOCUS_OPTION_INVALID', `rounds must be a positive integer (got ${rounds})`);
   const sweep: number[] = [];
   for (let i = maxIterations; i >= 1; i = Math.floor(i / 2)) sweep.push(i);
-  // Tasks of the graph: one per point, each writing one output (a runtime's report counts
-  // every task since it opened).
-  const shape = taskbenchGenerator.instance({ pattern, kernel, width, steps, iterations: 1 });
-  const graphTasks = shape.dataBytes / shape.outputBytes;
+  const graphTasks = taskCount(pattern, width, steps);
   const run = async (iterations: number) => {
     const t0 = performance.now();
     await runWorkload('taskbench', {
@@ -180,8 +186,7 @@ export async function measureEmptyGranularity(
   const width = o.width ?? o.workers;
   const steps = o.steps ?? 200;
   const rounds = o.rounds ?? 3;
-  const shape = taskbenchGenerator.instance({ pattern, kernel: 'empty', width, steps });
-  const tasks = shape.dataBytes / shape.outputBytes;
+  const tasks = taskCount(pattern, width, steps);
   let wallS = Number.POSITIVE_INFINITY;
   for (let k = 0; k <= rounds; k++) {
     const t0 = performance.now();

@@ -716,10 +716,12 @@ export class Runtime {
     const s = this.session;
     if (s !== undefined && this.lowWater >= this.graph.taskCount && this.holding === 0 && !this.fatal) {
       const home = this.platform.homeNode;
-      const atHome = handles.filter((h) => s.engine.isValidOn(h, home));
+      const atHome: number[] = [];
+      const away: number[] = [];
+      for (const h of handles) (s.engine.isValidOn(h, home) ? atHome : away).push(h);
       this.copyBack(atHome);
       for (const h of atHome) this.written.delete(h);
-      handles = handles.filter((h) => !s.engine.isValidOn(h, home));
+      handles = away;
       if (handles.length === 0) return;
     }
     const datas = handles.map((h) => this.describe(h));
