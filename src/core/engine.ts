@@ -450,9 +450,11 @@ export class Engine implements SchedContext, EvictionContext {
     const k = this.tasks.firstLive();
     if (k < minimum || k < this.tasks.known - k) return 0;
     if (this.scheduler.rebase === undefined || this.eviction.rebase === undefined) return 0;
+    if (this.scheduler.canRebase?.() === false) return 0;
     for (let i = 0; i < this.observers.length; i++) if (this.observers[i]!.rebase === undefined) return 0;
     const g = this.graph;
     for (let t = 0; t < k; t++) this.retiredFlops += g.taskFlops.data[t]!;
+    const accesses = g.accessStart.data[k]!;
     const edges = g.dropPrefix(k, this.tasks.knownEdges);
     this.tasks.rebase(k, edges);
     this.workers.rebase(k);
@@ -463,7 +465,7 @@ export class Engine implements SchedContext, EvictionContext {
       this.hintWait.clear();
       for (const [t, hs] of waiting) this.hintWait.set(t - k, hs);
     }
-    this.scheduler.rebase(k);
+    this.scheduler.rebase(k, accesses);
     this.eviction.rebase(k);
     for (let i = 0; i < this.observers.length; i++) this.observers[i]!.rebase!(k);
     return k;

@@ -104,11 +104,17 @@ export interface Scheduler {
   grow?(tasks: number, handles: number): void;
   /**
    * Optional: the engine recycled the records of tasks [0, k), all ended: every task id the
-   * policy holds shifts down by k (task t is now t - k). A policy without it keeps the engine
+   * policy holds shifts down by k (task t is now t - k), and every access index (a position in
+   * the graph's accessHandle / accessMode) by `accesses`. A policy without it keeps the engine
    * from recycling (an endless stream then grows in memory); one with no per-task state
    * implements it as a no-op.
    */
-  rebase?(k: number): void;
+  rebase?(k: number, accesses: number): void;
+  /**
+   * Optional: false while the policy holds task ids it cannot shift (hfp's plan of a graph of
+   * accumulation chains): the engine then recycles nothing for now and asks again later.
+   */
+  canRebase?(): boolean;
   /**
    * Optional: tasks [from, to) were submitted (their accesses are in the graph); called
    * before any of them is pushed.

@@ -147,6 +147,8 @@ export class HfpScheduler implements Scheduler {
   /** The earliest-finish-time test for CPU workers (hfp/cpu-rule.ts). */
   private rule!: CpuRule;
   private taken = new Uint8Array(0);
+  /** Tasks [0, known) were known when the plan was decided (`taken` covers them; later ones go to DARTS). */
+  private known = 0;
   /** Critical-path mode (graphs with dependencies and priorities): tasks by priority, descending. */
   private byPriority: Int32Array | undefined;
   private frontier = 0;
@@ -199,6 +201,7 @@ export class HfpScheduler implements Scheduler {
     this.left = this.gpus.map(() => 0);
     this.leftWork = this.gpus.map(() => 0);
     this.taken = new Uint8Array(ctx.taskCapacity);
+    this.known = 0;
     this.byPriority = undefined;
     this.frontier = 0;
     this.critical = [];
@@ -208,6 +211,45 @@ export class HfpScheduler implements Scheduler {
 
   grow(tasks: number, handles: number): void {
     this.inner.grow(tasks, handles);
+  }
+
+  /** A chain plan (whole-graph chains) keeps its task ids: nothing is recycled while it exists. */
+  canRebase(): boolean {
+    return this.chainRunner === undefined;
+  }
+
+  /**
+   * The engine recycled tasks [0, k), all ended (so taken): the embedded DARTS, the plans (their
+   * live part), the critical-path order and lists shift down by k; tasks known at the decision
+   * stay those below `known`, shifted too. Same decisions after as before. O(tasks held).
+   */
+  rebase(k: number): void {
+    this.inner.rebase(k);
+    this.taken.copyWithin(0, k);
+    this.taken.fill(0, this.taken.length - k);
+    this.known = Math.max(0, this.known - k);
+    this.buffered = this.buffered.map((t) => t - k);
+    for (let j = 0; j < this.plan.length; j++) {
+      const list = this.plan[j]!;
+      const kept: number[] = [];
+      for (let i = this.head[j]!; i < this.tail[j]!; i++) if (list[i]! >= k) kept.push(list[i]! - k);
+      this.plan[j] = kept;
+      this.head[j] = 0;
+      this.tail[j] = kept.length;
+    }
+    if (this.byPriority !== undefined) {
+      const order = this.byPriority;
+      let front = 0;
+      let n = 0;
+      for (let i = 0; i < order.length; i++) {
+        if (order[i]! < k) continue;
+        if (i < this.frontier) front++;
+        order[n++] = order[i]! - k;
+      }
+      this.byPriority = order.subarray(0, n);
+      this.frontier = front;
+    }
+    for (let i = 0; i < this.critical.length; i++) this.critical[i]! -= k;
   }
 
   submitted(from: number, to: number): void {
@@ -245,7 +287,7 @@ export class HfpScheduler implements Scheduler {
     }
     t = this.inner.pop(worker);
     if (t >= 0) {
-      if (t < this.taken.length) this.taken[t] = 1;
+      if (t < this.known) this.taken[t] = 1;
       return t;
     }
     return this.steal(worker);
@@ -264,7 +306,7 @@ export class HfpScheduler implements Scheduler {
 
   /** A ready task on the critical path's front (within CRITICAL_SLACK of its priority). */
   private isCritical(t: number): boolean {
-    if (this.byPriority === undefined || t >= this.taken.length) return false;
+    if (this.byPriority === undefined || t >= this.known) return false;
     const top = this.front();
     return this.ctx.graph.taskPriority.data[t]! >= top - CRITICAL_SLACK * Math.abs(top);
   }
@@ -388,6 +430,7 @@ export class HfpScheduler implements Scheduler {
       t.set(this.taken);
       this.taken = t;
     }
+    this.known = this.taken.length;
     if (whole && this.gpus.length > 0 && ready.length === g.taskCount && ready.length > 0) {
       const t0 = performance.now();
       leftover = this.pack(ready);

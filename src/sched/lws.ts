@@ -88,6 +88,14 @@ export class LocalityWorkStealingScheduler implements Scheduler {
     this.queues[w]!.push(task);
   }
 
+  /** The engine recycled tasks [0, k): per-task tables and queued ids shift down. O(tasks held). */
+  rebase(k: number): void {
+    this.seq.copyWithin(0, k);
+    this.pos.copyWithin(0, k);
+    this.pos.fill(-1, this.pos.length - k);
+    for (const q of this.queues) q.rebase(k);
+  }
+
   pop(worker: number): number {
     const own = this.queues[worker]!;
     if (own.size > 0) return own.pop();

@@ -60,6 +60,11 @@ export interface SimulateOptions {
    * memory. `graph` then starts with the data and codelets the source uses (or none).
    */
   source?: TaskSource;
+  /**
+   * With a `source`, recycle finished tasks' records (default true). false keeps every record,
+   * as a run of the whole graph would: the reference a check of the recycling compares with.
+   */
+  recycle?: boolean;
   /** Eviction policy name (see EVICTION_POLICIES) or instance; default 'lru'. */
   eviction?: string | EvictionPolicy;
   /** Seed of the run's random draws; default 1. */
@@ -195,6 +200,7 @@ function prepare(o: SimulateOptions): PreparedRun {
     streams: o.streams,
     submitWindow: o.submitWindow,
     ...(o.source !== undefined ? { source: o.source } : {}),
+    ...(o.recycle !== undefined ? { recycle: o.recycle } : {}),
     coherence: o.coherence,
     flushAtEnd: o.flushAtEnd,
     cleanFirst: o.cleanFirst,

@@ -129,7 +129,7 @@ export class Simulator {
       eviction,
       model,
       seed,
-      engine: options.source !== undefined ? { ...options, recycle: true } : options,
+      engine: options.source !== undefined ? { ...options, recycle: options.recycle ?? true } : options,
       hooks: {
         ...options.hooks,
         ...(onProgress ? { progress: (done: number) => onProgress(done + graph.retired, total) } : {}),

@@ -172,6 +172,31 @@ export class DartsScheduler implements Scheduler {
   }
 
   /**
+   * The engine recycled tasks [0, k), all ended: the per-task tables, the pool, the free sets
+   * and the planned lists shift down by k (entries of recycled tasks leave the lists: they
+   * were taken for good), the PlanIndex is rebuilt on use. Same decisions after as before.
+   * O(tasks held + reader entries).
+   */
+  rebase(k: number): void {
+    const K = this.K;
+    this.data.rebase(k);
+    this.where.copyWithin(0, k);
+    this.where.fill(NOT_READY, this.where.length - k);
+    this.pool.rebase(k);
+    for (const f of this.freeTasks) f.rebase(k);
+    this.missing.copyWithin(0, k * K);
+    this.plannedAt.copyWithin(0, k);
+    for (let j = 0; j < K; j++) {
+      const list = this.planned[j]!;
+      const kept: number[] = [];
+      for (let i = this.plannedHead[j]!; i < list.length; i++) if (list[i]! >= k) kept.push(list[i]! - k);
+      this.planned[j] = kept;
+      this.plannedHead[j] = 0;
+    }
+    this.index = undefined;
+  }
+
+  /**
    * Tasks [from, to) and the data registered with them arrive: their inputs join the reader
    * lists (before any of them is pushed), new data join dataNotInMem_k (valid nowhere but
    * their home node yet, checked). Decides whether section 4.3's tie order applies.

@@ -23,6 +23,16 @@ export class IndexedSet {
     this.pos = growI32(this.pos, capacity, -1);
   }
 
+  /**
+   * Every member is at least k and shifts down by k (the engine recycled tasks [0, k)); the
+   * members keep their order. O(size + capacity).
+   */
+  rebase(k: number): void {
+    for (let i = 0; i < this.size; i++) this.items[i]! -= k;
+    this.pos.copyWithin(0, k);
+    this.pos.fill(-1, this.pos.length - k);
+  }
+
   /** Adds x (no-op if present). */
   add(x: number): void {
     if (x >= this.pos.length) this.grow(Math.max(x + 1, 2 * this.pos.length));

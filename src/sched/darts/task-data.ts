@@ -46,6 +46,26 @@ export class TaskData {
     this.added = growI32(this.added, handles);
   }
 
+  /**
+   * The engine recycled tasks [0, k): their inputs and reader entries go, every other task id
+   * shifts down by k (reader lists keep their order). O(indexed inputs + reader entries).
+   */
+  rebase(k: number): void {
+    if (k <= 0) return;
+    const base = this.inStart[k]!;
+    const n = this.tasks - k;
+    for (let t = 0; t <= n; t++) this.inStart[t] = this.inStart[t + k]! - base;
+    this.inHandle.data.copyWithin(0, base, this.inHandle.length);
+    this.inHandle.length -= base;
+    this.tasks = n;
+    for (let h = 0; h < this.handles; h++) {
+      const list = this.lists[h]!;
+      let kept = 0;
+      for (let i = 0; i < this.readerCount[h]!; i++) if (list[i]! >= k) list[kept++] = list[i]! - k;
+      this.readerCount[h] = kept;
+    }
+  }
+
   /** The readers of datum h (valid up to readerCount[h], until the next add). */
   readersOf(h: number): Int32Array {
     return this.lists[h]!;

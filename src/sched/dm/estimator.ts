@@ -72,6 +72,11 @@ export class CompletionEstimator {
     this.taskDur = growF64(this.taskDur, tasks);
   }
 
+  /** The engine recycled tasks [0, k): the per-task table shifts down. O(tasks held). */
+  rebase(k: number): void {
+    this.taskDur.copyWithin(0, k);
+  }
+
   /** Expected time at which `worker` has done everything assigned to it. */
   expEnd(worker: number): number {
     const now = this.ctx.now();

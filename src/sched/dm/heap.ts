@@ -79,6 +79,25 @@ export class TaskHeap {
     if (i >= 0) this.removeIndex(i);
   }
 
+  /**
+   * The engine recycled tasks [0, k): every entry shifts down by k, and entries of recycled
+   * tasks (lazily deleted ones: taken elsewhere, since ended) leave. The caller shifts its key
+   * tables and position index first. With nothing dropped the structure is kept as is (the
+   * order of the keys is unchanged); otherwise it is rebuilt bottom-up. O(n).
+   */
+  rebase(k: number): void {
+    const heap = this.heap;
+    let n = 0;
+    for (let i = 0; i < this.size; i++) {
+      const t = heap[i]! - k;
+      if (t >= 0) heap[n++] = t;
+    }
+    const dropped = n !== this.size;
+    this.size = n;
+    if (this.pos) for (let i = 0; i < n; i++) this.pos[heap[i]!] = i;
+    if (dropped) for (let i = (n >> 1) - 1; i >= 0; i--) this.down(i);
+  }
+
   /** The task at heap index i (heap order, not sorted order). */
   at(i: number): number {
     return this.heap[i]!;

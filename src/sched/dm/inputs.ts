@@ -98,6 +98,26 @@ export class QueuedInputs {
     }
   }
 
+  /**
+   * The engine recycled tasks [0, k) and accesses [0, accesses): none of them is queued (a
+   * queued task has not ended), so every access index and task id this table holds shifts
+   * down. O(accesses held + handles x nodes).
+   */
+  rebase(k: number, accesses: number): void {
+    const n = this.next.length;
+    const kept = Math.max(0, n - accesses);
+    for (const table of [this.next, this.prev, this.accessTask]) table.copyWithin(0, accesses, n);
+    this.next.fill(-1, kept);
+    this.prev.fill(-1, kept);
+    const { next, prev, accessTask, head } = this;
+    for (let a = 0; a < kept; a++) {
+      if (next[a]! >= 0) next[a]! -= accesses;
+      if (prev[a]! >= 0) prev[a]! -= accesses;
+      accessTask[a]! -= k;
+    }
+    for (let s = 0; s < head.length; s++) if (head[s]! >= 0) head[s]! -= accesses;
+  }
+
   /** True when some task queued on `node` reads `handle`. */
   needed(handle: number, node: number): boolean {
     return this.count[handle * this.nodes + node]! > 0;

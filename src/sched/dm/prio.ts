@@ -70,6 +70,19 @@ export class PrioScheduler implements Scheduler {
     }
   }
 
+  /**
+   * The engine recycled tasks [0, k): per-task tables shift down, each heap drops the entries
+   * of recycled tasks (taken by another class) and shifts the others; the indexes are rebuilt
+   * on use. O(tasks held).
+   */
+  rebase(k: number): void {
+    this.seq.copyWithin(0, k);
+    this.taken.copyWithin(0, k);
+    this.taken.fill(0, this.taken.length - k);
+    for (const h of this.heaps) h.rebase(k);
+    this.indexes = undefined;
+  }
+
   pop(worker: number): number {
     const h = this.heaps[this.classOf[worker]!]!;
     while (h.size > 0) {

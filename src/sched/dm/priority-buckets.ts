@@ -31,15 +31,31 @@ export interface ReadyIndex {
   grow(tasks: number, nonReady: Int32Array<ArrayBuffer>): void;
   /** Makes room for non-ready counts up to `most` (a task with that many inputs arrived). */
   ensureLevels(most: number): void;
+  /**
+   * The engine recycled tasks [0, k): the queued tasks (ids shifted down by k, their counts
+   * already shifted in the count table) are indexed anew in the same order, their positions
+   * renumbered from 0 so that the bitsets stay as small as the queues.
+   */
+  rebase(k: number): void;
+}
+
+/** Set positions of the given bitsets, in increasing order (the queue order they index). */
+export function queuedSlots(sets: readonly (HierBitset | undefined)[], sizes: Int32Array): number[] {
+  const slots: number[] = [];
+  for (let b = 0; b < sets.length; b++) {
+    if (sizes[b] === 0 || sets[b] === undefined) continue;
+    for (const slot of sets[b]!.members()) slots.push(slot);
+  }
+  return slots.sort((x, y) => x - y);
 }
 
 /** dmdas: per worker and priority value, per count a bitset over the class's positions. */
 export class PriorityBucketIndex implements ReadyIndex {
   /** Per worker: priority value -> class. */
-  private readonly classOf: Map<number, number>[];
+  private classOf: Map<number, number>[];
   /** Per worker: its classes with tasks (or emptied since), highest priority first. */
-  private readonly tops: TaskHeap[];
-  private readonly queued: Int32Array;
+  private tops: TaskHeap[];
+  private queued: Int32Array;
   // Per class.
   private classPrio: number[] = [];
   private classTasks: IntList[] = [];
@@ -59,12 +75,50 @@ export class PriorityBucketIndex implements ReadyIndex {
     private nonReady: Int32Array<ArrayBuffer>,
     private readonly prio: () => Float64Array,
   ) {
+    this.classOf = [];
+    this.tops = [];
+    this.queued = new Int32Array(0);
+    this.reset(workers);
+    this.taskClass = new Int32Array(tasks);
+    this.taskSlot = new Int32Array(tasks);
+  }
+
+  /** Empties the index for `workers` workers (no class left). */
+  private reset(workers: number): void {
     this.classOf = Array.from({ length: workers }, () => new Map<number, number>());
     const higher = (a: number, b: number) => this.classPrio[a]! > this.classPrio[b]!;
     this.tops = Array.from({ length: workers }, () => new TaskHeap(higher));
     this.queued = new Int32Array(workers);
-    this.taskClass = new Int32Array(tasks);
-    this.taskSlot = new Int32Array(tasks);
+    this.classPrio = [];
+    this.classTasks = [];
+    this.classBuckets = [];
+    this.classSizes = [];
+    this.classQueued = [];
+    this.classInTop = [];
+  }
+
+  /**
+   * Classes are rebuilt with only the queued tasks (emptied classes are dropped, so that a
+   * stream of ever new priority values stays bounded), each class's tasks re-added in their
+   * queue order: pops unchanged. O(tasks queued x log).
+   */
+  rebase(k: number): void {
+    const workers = this.classOf.length;
+    const keep: number[][] = [];
+    for (let w = 0; w < workers; w++) {
+      const tasks: number[] = [];
+      for (const c of this.classOf[w]!.values()) {
+        if (this.classQueued[c] === 0) continue;
+        const list = this.classTasks[c]!;
+        for (const slot of queuedSlots(this.classBuckets[c]!, this.classSizes[c]!))
+          tasks.push(list.data[slot]! - k);
+      }
+      keep.push(tasks);
+    }
+    this.reset(workers);
+    this.taskClass.copyWithin(0, k);
+    this.taskSlot.copyWithin(0, k);
+    for (let w = 0; w < workers; w++) for (const t of keep[w]!) this.add(t, w);
   }
 
   grow(tasks: number, nonReady: Int32Array<ArrayBuffer>): void {

@@ -26,6 +26,11 @@ export interface WorkerQueues {
   grow?(tasks: number, handles: number): void;
   /** Optional: an incremental index of `worker`'s queue (see PlanIndex). */
   plannedIndex?(worker: number): PlanView | undefined;
+  /**
+   * Optional: the engine recycled tasks [0, k) (none of them queued): every queued id shifts
+   * down by k, the order unchanged. Queues without it keep the engine from recycling.
+   */
+  rebase?(k: number): void;
 }
 
 /**
@@ -62,6 +67,16 @@ export class FifoQueues implements WorkerQueues {
     const t = q.shift();
     this.index?.remove(t);
     return t;
+  }
+
+  /**
+   * Queued ids shift down by k; the PlanIndex, keyed by task id, is dropped and rebuilt on its
+   * next use. O(tasks queued + tasks held).
+   */
+  rebase(k: number): void {
+    for (const q of this.queues) q.addToAll(-k);
+    this.addedAt.copyWithin(0, k);
+    this.index = undefined;
   }
 
   plannedIndex(worker: number): PlanView {
@@ -104,6 +119,12 @@ export class IntDeque {
   popBack(): number {
     this.length--;
     return this.buf[(this.head + this.length) & (this.buf.length - 1)]!;
+  }
+
+  /** Adds `delta` to every value (task ids shifted by the engine's compaction). */
+  addToAll(delta: number): void {
+    const mask = this.buf.length - 1;
+    for (let k = 0; k < this.length; k++) this.buf[(this.head + k) & mask]! += delta;
   }
 
   /** The i-th value from the front (oldest = 0). */

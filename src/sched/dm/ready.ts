@@ -36,15 +36,15 @@ import type { SchedContext } from '../../core/policy.ts';
 import { AccessMode } from '../../core/types.ts';
 import { HierBitset } from './bitset.ts';
 import type { QueuedInputs } from './inputs.ts';
-import { PriorityBucketIndex, type ReadyIndex } from './priority-buckets.ts';
+import { PriorityBucketIndex, queuedSlots, type ReadyIndex } from './priority-buckets.ts';
 import type { WorkerQueues } from './queues.ts';
 
 /** dmdar: per worker and count, a bitset over queue positions. */
 class BucketIndex implements ReadyIndex {
-  private readonly slotTask: IntList[];
-  private readonly buckets: (HierBitset | undefined)[][];
+  private slotTask: IntList[];
+  private buckets: (HierBitset | undefined)[][];
   private bucketSize: Int32Array<ArrayBuffer>[];
-  private readonly queued: Int32Array;
+  private queued: Int32Array;
   private taskSlot: Int32Array<ArrayBuffer>;
 
   constructor(
@@ -69,6 +69,20 @@ class BucketIndex implements ReadyIndex {
     if (most + 1 <= this.levels) return;
     this.levels = most + 1;
     this.bucketSize = this.bucketSize.map((s) => growI32(s, this.levels));
+  }
+
+  /** Each worker's queued tasks re-added in queue order, positions from 0. O(tasks queued x log). */
+  rebase(k: number): void {
+    const workers = this.queued.length;
+    const keep = Array.from({ length: workers }, (_, w) =>
+      queuedSlots(this.buckets[w]!, this.bucketSize[w]!).map((slot) => this.slotTask[w]!.data[slot]! - k),
+    );
+    this.slotTask = Array.from({ length: workers }, () => new IntList());
+    this.buckets = Array.from({ length: workers }, () => new Array<HierBitset | undefined>(this.levels));
+    this.bucketSize = Array.from({ length: workers }, () => new Int32Array(this.levels));
+    this.queued = new Int32Array(workers);
+    this.taskSlot.copyWithin(0, k);
+    for (let w = 0; w < workers; w++) for (const t of keep[w]!) this.add(t, w);
   }
 
   private bucket(worker: number, b: number): HierBitset {
@@ -215,6 +229,14 @@ export class ReadyQueues implements WorkerQueues {
 
   planned(worker: number): Iterable<number> {
     return this.index.planned(worker);
+  }
+
+  /** The engine recycled tasks [0, k): per-task tables shift down, the index is rebuilt. */
+  rebase(k: number): void {
+    this.taskWorker.copyWithin(0, k);
+    this.taskWorker.fill(-1, this.taskWorker.length - k);
+    this.nonReady.copyWithin(0, k);
+    this.index.rebase(k);
   }
 
   /** The non-ready count the ordering holds for a queued task (for tests and tools). */

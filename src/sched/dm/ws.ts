@@ -62,6 +62,13 @@ export class WorkStealingScheduler implements Scheduler {
     throw new Error(`scheduler ws: no worker can run task ${task}`);
   }
 
+  /** The engine recycled tasks [0, k): queued ids shift down, the index is rebuilt on use. O(tasks held). */
+  rebase(k: number): void {
+    for (const d of this.deques) d.addToAll(-k);
+    this.pushedAt.copyWithin(0, k);
+    this.index = undefined;
+  }
+
   pop(worker: number): number {
     const own = this.deques[worker]!;
     if (own.length > 0) {
