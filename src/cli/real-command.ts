@@ -14,7 +14,7 @@ import type { TraceJson } from '../html-report/extract.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parsePolicySpec } from '../report/policy-spec.ts';
 import { isInterrupted } from './errors.ts';
-import { formatReport } from './format.ts';
+import { formatOutOfCore, formatReport } from './format.ts';
 import { Interrupt } from './interrupt.ts';
 import { checkOptionTable, runKind } from './option-table.ts';
 import type { RunOptions } from './run-command.ts';
@@ -108,6 +108,9 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       schedulerOptions: schedulerOptionsFrom(o),
       eviction: policy.eviction ?? o.eviction ?? 'lru',
       seed: o.seed,
+      // Out of core: host memory capped, the disk's file in the directory --disk names.
+      ...(o.hostMem !== undefined ? { hostMem: o.hostMem } : {}),
+      ...(o.disk !== undefined ? { disk: { path: o.disk } } : {}),
       throttle: o.throttle,
       checkAccesses: o.checkAccesses,
       taskTimeLimit: o.taskTimeLimit,
@@ -172,6 +175,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
     kernels,
     residual: result.residual ?? null,
     backwardError: result.backwardError ?? null,
+    ...(result.outOfCore ? { outOfCore: result.outOfCore } : {}),
     ...(result.cluster ? { rank: result.rank, cluster: result.cluster } : {}),
   };
   let html: string | undefined;
@@ -184,6 +188,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   } else {
     process.stdout.write(`${formatReport(report)}\nkernels: ${kernels}\n`);
+    if (result.outOfCore) process.stdout.write(`${formatOutOfCore(result.outOfCore)}\n`);
     if (result.cluster) {
       const { formatClusterSummary } = await import('../cluster/run-cluster.ts');
       process.stdout.write(`${formatClusterSummary(result.cluster)}\n`);
