@@ -7,6 +7,7 @@
  * and a full or unusable disk is a one-line error. Every test writes under os.tmpdir() only.
  */
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -192,5 +193,98 @@ describe('real runs out of core', () => {
     );
     await rt.close().catch(() => undefined);
     assert.deepEqual(readdirSync(dir), [], 'the folder is removed after the failure');
+  });
+});
+
+describe('locus run --mode real --host-mem --disk DIR', () => {
+  const locus = (args: string[]) =>
+    spawnSync(process.execPath, ['bin/locus.mjs', ...args], { encoding: 'utf8', env: { ...process.env } });
+
+  test('cholesky 8x8 tiles of 128 with 1 MiB of host memory: residual 0, disk traffic in the JSON', () => {
+    const dir = diskDir();
+    const r = locus([
+      'run',
+      '--mode',
+      'real',
+      '-w',
+      'cholesky',
+      '--tiles',
+      '8',
+      '--tile-size',
+      '128',
+      '--cpus',
+      '2',
+      '--host-mem',
+      '1MiB',
+      '--disk',
+      dir,
+      '--check',
+      '--json',
+      '--no-record',
+    ]);
+    assert.equal(r.status, 0, r.stderr);
+    const json = JSON.parse(r.stdout);
+    assert.equal(json.residual, 0);
+    assert.ok(json.bytesToDisk > 0 && json.bytesFromDisk > 0);
+    assert.ok(json.outOfCore.hostPeakBytes <= 2 ** 20);
+    assert.ok(json.outOfCore.diskBytes >= 4 * 2 ** 20);
+    assert.deepEqual(readdirSync(dir), []);
+  });
+
+  test('an unusable directory is one line and exit code 2', () => {
+    const r = locus([
+      'run',
+      '--mode',
+      'real',
+      '-w',
+      'lu',
+      '--tiles',
+      '2',
+      '--host-mem',
+      '1MiB',
+      '--disk',
+      join(base, 'nope'),
+    ]);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /^locus: disk .*nope: it does not exist \(ENOENT\); give a directory/);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+  });
+
+  test('Ctrl-C removes the disk folder', async () => {
+    const dir = diskDir();
+    const child = spawn(
+      process.execPath,
+      [
+        'bin/locus.mjs',
+        'run',
+        '--mode',
+        'real',
+        '-w',
+        'cholesky',
+        '--tiles',
+        '32',
+        '--tile-size',
+        '256',
+        '--cpus',
+        '2',
+        '--host-mem',
+        '8MiB',
+        '--disk',
+        dir,
+        '--no-record',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Once the run's folder exists, the run has started (registration writes the data first).
+    while (readdirSync(dir).length === 0) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGINT');
+    const code = await exited;
+    assert.ok(code === 130 || code === 0, `exit code ${code}: ${stderr}`);
+    assert.deepEqual(readdirSync(dir), [], 'the folder is removed after Ctrl-C');
   });
 });
