@@ -114,6 +114,34 @@ describe('real runs out of core', () => {
     assert.deepEqual(readdirSync(dir), []);
   });
 
+  test('host buffers stay within the cap across engines (setPolicies)', async () => {
+    const dir = diskDir();
+    const hostMem = 3 * 8000;
+    const rt = await Runtime.create({
+      mode: 'real',
+      cpus: 2,
+      perfModels: 'off',
+      hostMem,
+      disk: { path: dir },
+    });
+    const inc = rt.codelet({ name: 'inc', kernel: { module: KERNELS, export: 'inc' }, kinds: ['cpu'] });
+    const arrays = Array.from({ length: 10 }, (_, i) => new Float64Array(1000).fill(i));
+    const xs = arrays.map((a) => rt.data(a));
+    for (const policy of ['eager', 'lws', 'eager']) {
+      for (const x of xs) rt.submit(inc, [[x, 'RW']]);
+      await rt.wait();
+      rt.setPolicies(policy);
+    }
+    await rt.sync();
+    assert.deepEqual(
+      arrays.map((a) => a[999]),
+      arrays.map((_, i) => i + 3),
+    );
+    assert.ok(rt.outOfCore!.hostPeakBytes <= hostMem, `${rt.outOfCore!.hostPeakBytes} > ${hostMem}`);
+    await rt.close();
+    assert.deepEqual(readdirSync(dir), []);
+  });
+
   test('a directory that does not exist or is a file is one line, LOCUS_DISK_UNUSABLE', async () => {
     const file = join(base, 'a-file');
     writeFileSync(file, '');

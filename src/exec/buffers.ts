@@ -127,6 +127,10 @@ export class BufferStore {
    * task runs; handles registered later are placed as they come.
    */
   useNodes(nodes: number, homeNode: number, hostNode = homeNode): void {
+    // The replicas an earlier engine left go back to their pools: a new engine starts with
+    // every datum at home only (out of core, host buffers stay counted, as pooled).
+    for (let h = 0; h < this.placed; h++)
+      for (let n = 0; n < this.nodes; n++) if (n !== this.homeNode) this.release(h, n);
     this.nodes = nodes;
     this.homeNode = homeNode;
     this.hostNode = this.disk === undefined ? -1 : hostNode;

@@ -1160,12 +1160,11 @@ export class Runtime {
     }
     if (this.store.disk !== undefined) {
       // Out of core: every datum is home on the disk; one at a time into the registered arrays.
-      for (const h of this.written) {
+      for (const h of [...this.written]) {
         await this.stage(h, AccessMode.R);
         this.copyBack([h]);
         this.unstage(h);
       }
-      this.written.clear();
     } else this.copyBack([...this.written]);
     this.saveSamples();
     this.session = undefined;
