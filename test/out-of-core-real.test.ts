@@ -259,6 +259,61 @@ describe('locus run --mode real --host-mem --disk DIR', () => {
     assert.deepEqual(readdirSync(dir), []);
   });
 
+  test('--disk NAME: a disk node of the platform file with a path', () => {
+    const dir = diskDir();
+    const file = join(base, 'cpus-and-disk.json');
+    const platform = {
+      name: 'cpus-and-disk',
+      memoryNodes: [
+        { name: 'ram', kind: 'host', capacity: '1GiB' },
+        {
+          name: 'ssd',
+          kind: 'disk',
+          capacity: '1GB',
+          readBandwidth: '3GB/s',
+          writeBandwidth: '2GB/s',
+          path: dir,
+        },
+        { name: 'nopath', kind: 'disk', capacity: '1GB', readBandwidth: '3GB/s', writeBandwidth: '2GB/s' },
+      ],
+      workers: [{ name: 'cpu', kind: 'cpu', memory: 'ram', rate: '1GFlop/s', count: 2 }],
+    };
+    // A platform has one disk node: the one without a path, in a file of its own.
+    writeFileSync(file, JSON.stringify({ ...platform, memoryNodes: platform.memoryNodes.slice(0, 2) }));
+    const args = [
+      'run',
+      '--mode',
+      'real',
+      '-w',
+      'lu',
+      '--tiles',
+      '6',
+      '--tile-size',
+      '64',
+      '--check',
+      '--json',
+      '--no-record',
+    ];
+    const r = locus([...args, '-p', file, '--host-mem', '128KiB', '--disk', 'ssd']);
+    assert.equal(r.status, 0, r.stderr);
+    const json = JSON.parse(r.stdout);
+    assert.equal(json.residual, 0);
+    assert.equal(json.outOfCore.path, dir);
+    assert.ok(json.bytesFromDisk > 0);
+    assert.deepEqual(readdirSync(dir), []);
+    const noPath = join(base, 'no-path.json');
+    writeFileSync(
+      noPath,
+      JSON.stringify({ ...platform, memoryNodes: [platform.memoryNodes[0], platform.memoryNodes[2]] }),
+    );
+    const bad = locus([...args, '-p', noPath, '--disk', 'nopath']);
+    assert.equal(bad.status, 2);
+    assert.match(
+      bad.stderr,
+      /^locus: --disk nopath: disk node nopath of platform cpus-and-disk has no "path"/,
+    );
+  });
+
   test('an unusable directory is one line and exit code 2', () => {
     const r = locus([
       'run',

@@ -6,6 +6,7 @@
  */
 import { SingleBar } from 'cli-progress';
 import type { ClusterSummary } from '../cluster/run-cluster.ts';
+import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
 import { REAL_WORKLOAD_NAMES, type RealRunResult, runWorkload } from '../exec/run-workload.ts';
 import { TaskFailedError } from '../exec/runtime.ts';
@@ -20,6 +21,21 @@ import { checkOptionTable, runKind } from './option-table.ts';
 import type { RunOptions } from './run-command.ts';
 import { checkHtmlFile, checkTraceFile, workloadParams, writeTraceFile } from './run-inputs.ts';
 import { schedulerOptionsFrom } from './sim-options.ts';
+
+/**
+ * `--disk` of a real run: a disk node of the platform file by name (its `path`, and its
+ * capacity), else a directory. Throws a one-line LocusError for a disk node without a path.
+ */
+export function realDisk(value: string, platform: Platform): { path: string; capacity?: number } {
+  const node = platform.disks?.find((d) => d.name === value);
+  if (node === undefined) return { path: value };
+  if (node.path === undefined)
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `--disk ${value}: disk node ${value} of platform ${platform.name} has no "path" for a real run: give it one in the platform file (the directory for its file), or give --disk DIR`,
+    );
+  return { path: node.path, capacity: node.capacity };
+}
 
 /** Runs the application; resolves with the exit code. */
 export async function realRunCommand(o: RunOptions): Promise<number> {
@@ -110,7 +126,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       seed: o.seed,
       // Out of core: host memory capped, the disk's file in the directory --disk names.
       ...(o.hostMem !== undefined ? { hostMem: o.hostMem } : {}),
-      ...(o.disk !== undefined ? { disk: { path: o.disk } } : {}),
+      ...(o.disk !== undefined ? { disk: realDisk(o.disk, platform) } : {}),
       throttle: o.throttle,
       checkAccesses: o.checkAccesses,
       taskTimeLimit: o.taskTimeLimit,

@@ -22,7 +22,8 @@ export interface OutOfCore {
 }
 
 /**
- * Applies `o.hostMem` and `o.disk` to `platform`. The disk gets the NVMe figures of
+ * Applies `o.hostMem` and `o.disk` to `platform`. The disk gets the figures of the platform
+ * file's disk node when it has one (Platform.disks), else the NVMe figures of
  * DISK_PRESETS.nvme (the schedulers' transfer estimates; real copies go at the disk's own
  * speed). Throws one-line LocusErrors: a bad size, a real disk without a path, a directory
  * that cannot be used (LOCUS_DISK_UNUSABLE), a platform that already has a disk.
@@ -42,12 +43,9 @@ export function outOfCore(o: RuntimeOptions, platform: Platform, real: boolean):
   if (typeof o.disk !== 'object' || o.disk === null)
     throw new LocusError('LOCUS_OPTION_INVALID', 'RuntimeOptions.disk must be an object { path, capacity }');
   const capacity = o.disk.capacity === undefined ? undefined : size(o.disk.capacity, 'disk.capacity');
+  const figures: DiskSpec = platform.disks?.[0] ?? { ...DISK_PRESETS.nvme!, name: 'disk' };
   if (!real) {
-    const spec: DiskSpec = {
-      ...DISK_PRESETS.nvme!,
-      name: 'disk',
-      capacity: capacity ?? DISK_PRESETS.nvme!.capacity,
-    };
+    const spec: DiskSpec = { ...figures, capacity: capacity ?? figures.capacity };
     return { platform: attachDisk(capped, spec), ...(hostMem === undefined ? {} : { hostMem }) };
   }
   if (typeof o.disk.path !== 'string' || o.disk.path === '')
@@ -63,11 +61,7 @@ export function outOfCore(o: RuntimeOptions, platform: Platform, real: boolean):
   const disk = DiskFiles.open({ path: o.disk.path, capacity });
   try {
     // The engine's figure of the capacity: what the file may take (the free space by default).
-    const spec: DiskSpec = {
-      ...DISK_PRESETS.nvme!,
-      name: 'disk',
-      capacity: Math.min(disk.capacity, Number.MAX_SAFE_INTEGER),
-    };
+    const spec: DiskSpec = { ...figures, capacity: Math.min(disk.capacity, Number.MAX_SAFE_INTEGER) };
     return { platform: attachDisk(capped, spec), disk, ...(hostMem === undefined ? {} : { hostMem }) };
   } catch (e) {
     disk.removeSync();
