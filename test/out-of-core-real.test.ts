@@ -114,6 +114,26 @@ describe('real runs out of core', () => {
     assert.deepEqual(readdirSync(dir), []);
   });
 
+  test('a tiled matrix comes back into its array at close, tile by tile', async () => {
+    const dir = diskDir();
+    const rt = await Runtime.create({
+      mode: 'real',
+      cpus: 2,
+      perfModels: 'off',
+      hostMem: 3 * 8 * 64,
+      disk: { path: dir },
+    });
+    const inc = rt.codelet({ name: 'inc', kernel: { module: KERNELS, export: 'inc' }, kinds: ['cpu'] });
+    const n = 24;
+    const a = Float64Array.from({ length: n * n }, (_, i) => i);
+    const m = rt.matrix(a, n, n, 8);
+    for (let j = 0; j < m.tileCols; j++)
+      for (let i = 0; i < m.tileRows; i++) rt.submit(inc, [[m.at(i, j), 'RW']]);
+    await rt.close();
+    assert.ok(a.every((v, i) => v === i + 1));
+    assert.deepEqual(readdirSync(dir), []);
+  });
+
   test('host buffers stay within the cap across engines (setPolicies)', async () => {
     const dir = diskDir();
     const hostMem = 3 * 8000;

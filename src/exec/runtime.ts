@@ -680,6 +680,13 @@ export class Runtime {
    * would modify it (or, for 'RW', access it at all) wait.
    */
   async acquire(d: Data, mode: 'R' | 'RW' = 'R'): Promise<DataArray> {
+    const m = await this.hold(d, mode);
+    if (this.store.disk !== undefined) return this.stage(d.id, m);
+    return this.store.view(this.store.home[d.id]!);
+  }
+
+  /** acquire() but for the array it resolves with: d is held, its home copy valid. */
+  private async hold(d: Data, mode: 'R' | 'RW'): Promise<AccessMode> {
     this.checkOpen();
     this.checkData(d, 'acquire');
     const m = MODES[mode];
@@ -698,8 +705,23 @@ export class Runtime {
     this.schedulePump();
     await got;
     this.throwFatal();
-    if (this.store.disk !== undefined) return this.stage(d.id, m);
-    return this.store.view(this.store.home[d.id]!);
+    return m;
+  }
+
+  /**
+   * Out of core: h's home copy (on the disk, valid there) into its registered array: read
+   * straight into it, or for a matrix tile through one datum's buffer.
+   */
+  private async loadBack(h: number): Promise<void> {
+    const t = this.mirrorOf[h]?.target;
+    if (t !== undefined && t.byteLength === this.store.handleBytes[h]) {
+      await this.store.disk!.read(h, new Uint8Array(t.buffer, t.byteOffset, t.byteLength));
+      return;
+    }
+    if (this.matrices.length === 0) return;
+    await this.stage(h, AccessMode.R);
+    this.copyBack([h]);
+    this.unstage(h);
   }
 
   /**
@@ -800,11 +822,15 @@ export class Runtime {
     // task in the graph), only its copy into the registered array.
     const s = this.session;
     if (this.store.disk !== undefined) {
-      // Out of core: one datum at a time through RAM (acquired, read from the disk, copied).
+      // Out of core: one datum at a time (acquired, read from the disk into its array).
       for (const h of handles) {
         const d = this.describe(h);
-        await this.acquire(d, 'R');
-        this.release(d);
+        await this.hold(d, 'R');
+        try {
+          await this.loadBack(h);
+        } finally {
+          this.release(d);
+        }
         this.written.delete(h);
       }
       return;
@@ -1160,11 +1186,7 @@ export class Runtime {
     }
     if (this.store.disk !== undefined) {
       // Out of core: every datum is home on the disk; one at a time into the registered arrays.
-      for (const h of [...this.written]) {
-        await this.stage(h, AccessMode.R);
-        this.copyBack([h]);
-        this.unstage(h);
-      }
+      for (const h of [...this.written]) await this.loadBack(h);
     } else this.copyBack([...this.written]);
     this.saveSamples();
     this.session = undefined;
