@@ -351,6 +351,9 @@ describe('locus run --mode real --host-mem --disk DIR', () => {
     assert.equal(r.status, 2);
     assert.match(r.stderr, /^locus: disk .*nope: it does not exist \(ENOENT\); give a directory/);
     assert.equal(r.stderr.trim().split('\n').length, 1);
+    const webgpu = locus(['run', '--mode', 'real', '--backend', 'webgpu', '-w', 'cholesky', '--disk', base]);
+    assert.equal(webgpu.status, 2);
+    assert.match(webgpu.stderr, /^locus: --disk applies to the threads backend/);
   });
 
   test('Ctrl-C removes the disk folder', async () => {

@@ -33,6 +33,9 @@ export class BufferStore {
   /** Out of core: bytes of host buffers (in use and pooled) and the most they reached. */
   hostBytes = 0;
   hostPeak = 0;
+  /** Out of core: bytes of host replicas in use now, and the most there were at once. */
+  hostInUse = 0;
+  hostUseMax = 0;
   private readonly hostCapacity: number;
   private hostNode = -1;
   private replicas = new Int32Array(0);
@@ -195,10 +198,6 @@ export class BufferStore {
     if (this.hostBytes > this.hostPeak) this.hostPeak = this.hostBytes;
     return this.create(dtype, size);
   }
-
-  /** Out of core: bytes of host replicas in use now, and the most there were at once. */
-  hostInUse = 0;
-  hostUseMax = 0;
 
   /** Returns handle h's replica on node n (not its home) to the node's pool. */
   release(h: number, n: number): void {
