@@ -162,6 +162,24 @@ describe('real runs out of core', () => {
     assert.deepEqual(readdirSync(dir), []);
   });
 
+  test('a program that exits without close() leaves no folder behind', () => {
+    const dir = diskDir();
+    const runtime = new URL('../src/exec/runtime.ts', import.meta.url).href;
+    const code = `
+      const { Runtime } = await import(${JSON.stringify(runtime)});
+      const rt = await Runtime.create({ mode: 'real', cpus: 1, perfModels: 'off', hostMem: '1MiB', disk: { path: ${JSON.stringify(dir)} } });
+      rt.data(new Float64Array(1000).fill(1));
+      const fs = await import('node:fs');
+      process.stdout.write(String(fs.readdirSync(${JSON.stringify(dir)}).length));
+    `;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, '1', 'the folder existed while the program ran');
+    assert.deepEqual(readdirSync(dir), []);
+  });
+
   test('a directory that does not exist or is a file is one line, LOCUS_DISK_UNUSABLE', async () => {
     const file = join(base, 'a-file');
     writeFileSync(file, '');

@@ -47,7 +47,6 @@ export class DiskFiles {
   /** The last operation asked for on each handle (the next one waits for it). */
   private readonly last: (Promise<void> | undefined)[] = [];
   private removed = false;
-  private readonly onExit = () => this.removeSync();
 
   private constructor(path: string, folder: string, capacity: number) {
     this.path = path;
@@ -60,7 +59,8 @@ export class DiskFiles {
       this.removeSync();
       throw unusable(path, e);
     }
-    process.on('exit', this.onExit);
+    if (OPEN.size === 0) process.on('exit', removeAll);
+    OPEN.add(this);
   }
 
   /**
@@ -175,7 +175,7 @@ export class DiskFiles {
     if (fh !== undefined) await (await fh.catch(() => undefined))?.close();
     if (this.removed) return;
     this.removed = true;
-    process.off('exit', this.onExit);
+    forget(this);
     try {
       closeSync(this.fd);
     } catch {
@@ -188,7 +188,7 @@ export class DiskFiles {
   removeSync(): void {
     if (this.removed) return;
     this.removed = true;
-    process.off('exit', this.onExit);
+    forget(this);
     try {
       if (this.fd !== undefined) closeSync(this.fd);
     } catch {
@@ -204,6 +204,20 @@ export class DiskFiles {
       `disk ${this.path} is full: ${what} needs ${formatBytes(bytes)} more, ${formatBytes(this.reserved)} of ${cap} are taken; give a larger disk capacity or a directory on a disk with more free space (the data in memory are kept)`,
     );
   }
+}
+
+/** The disks whose folders are still there: removed when the process exits (one listener). */
+const OPEN = new Set<DiskFiles>();
+
+/** Removes every open disk's folder (the process exits). */
+function removeAll(): void {
+  for (const d of [...OPEN]) d.removeSync();
+}
+
+/** `d`'s folder is gone: no exit listener is needed for it. */
+function forget(d: DiskFiles): void {
+  OPEN.delete(d);
+  if (OPEN.size === 0) process.off('exit', removeAll);
 }
 
 /** The one-line error for a directory the run cannot use. */
