@@ -17,6 +17,7 @@ import { AccessMode, LocusError } from '../src/core/types.ts';
 import { describePlatform } from '../src/platform/describe.ts';
 import { attachDisk, DISK_PRESETS, resolveDisk, withHostMemory } from '../src/platform/disk.ts';
 import { parsePlatformFile, platformToJson } from '../src/platform/schema.ts';
+import { runSweep } from '../src/report/sweep.ts';
 import { testPlatform } from './helpers/platforms.ts';
 import { checkedRun, FixedScheduler } from './helpers/run.ts';
 
@@ -353,4 +354,28 @@ describe('locus run --host-mem --disk', () => {
     assert.equal(full.code, 2);
     assert.match(full.err, /^locus: the data \(.*\) do not fit in disk ssd \(9\.54 MiB\): use a larger disk/);
   });
+});
+
+test('a sweep with --host-mem and --disk attaches the disk to the sizes whose data exceed host memory', () => {
+  const spec = {
+    workload: 'cholesky',
+    params: { tileSize: 256 },
+    sizes: [2, 8],
+    policies: ['eager'],
+    platform: 'v100x2',
+    gpus: 1,
+    cpus: 0,
+  };
+  const hostMem = 4 * 256 * 256 * 8;
+  const plain = runSweep({ ...spec, hostMem: 2 ** 30 });
+  const ooc = runSweep({ ...spec, hostMem, disk: 'nvme' });
+  const [small, large] = ooc.rows;
+  assert.equal(small!.bytesFromDisk, 0, 'N = 2 fits in host memory: no disk');
+  assert.equal(small!.makespanS, plain.rows[0]!.makespanS);
+  assert.ok(large!.bytesFromDisk! > 0 && large!.bytesToDisk! >= 0);
+  assert.equal(plain.rows[0]!.bytesToDisk, undefined, 'no disk column without --disk');
+  assert.throws(
+    () => runSweep({ ...spec, disk: 'floppy' }),
+    (e: unknown) => e instanceof LocusError && e.code === 'LOCUS_NAME_UNKNOWN',
+  );
 });
