@@ -33,6 +33,8 @@ export const SCHEDULER_OPTION_READERS: {
   darts3inputs: DARTS_FAMILY,
   dartsOpti: DARTS_FAMILY,
   dartsPushFree: DARTS_FAMILY,
+  criticalSlack: ['hfp'],
+  criticalLocal: ['hfp'],
   mapping: ['static'],
 };
 
