@@ -73,6 +73,7 @@ const VALUES: { [K in keyof RunOptions]?: RunOptions[K] } = {
   lazyWritebacks: true,
   criticalSlack: 0.06,
   criticalLocal: true,
+  criticalFixed: true,
   targetClean: 50,
   pattern: 'stencil_1d',
   width: 3,
@@ -207,8 +208,8 @@ describe('the option table', { timeout: 300_000 }, () => {
       }
     }
     // --runtime, --coherence, --mapping, --serial, --prefetch, the four DARTS options and
-    // hfp's two critical-path options; --cache-lines, --wake-latency, --target-clean.
-    assert.equal(schedulerRows, 11);
+    // hfp's three critical-path options; --cache-lines, --wake-latency, --target-clean.
+    assert.equal(schedulerRows, 12);
     assert.equal(companionRows, 3);
   });
 
@@ -273,6 +274,7 @@ describe('the option table', { timeout: 300_000 }, () => {
       { code: 'LOCUS_OPTION_CONFLICT', message: /^schedulerOptions\.prefetch applies to scheduler dm, / },
     );
     assert.deepEqual(Object.keys(SCHEDULER_OPTION_READERS).sort(), [
+      'criticalFixed',
       'criticalLocal',
       'criticalSlack',
       'darts3inputs',

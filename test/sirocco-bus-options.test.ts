@@ -117,11 +117,15 @@ describe('bus options under memory pressure', () => {
 });
 
 describe('hfp critical-path options', () => {
-  test('criticalSlack 0.03 is the default; criticalLocal keeps the invariants', () => {
+  test('criticalSlack 0.03 is the default; criticalLocal and criticalFixed keep the invariants', () => {
     const base = cholesky({});
     const same = cholesky({}, { criticalSlack: 0.03 });
     assert.equal(same.result.makespanS, base.result.makespanS);
-    for (const sched of [{ criticalLocal: true }, { criticalSlack: 0.06, criticalLocal: true }]) {
+    for (const sched of [
+      { criticalLocal: true },
+      { criticalSlack: 0.06, criticalLocal: true },
+      { criticalLocal: true, criticalFixed: true },
+    ]) {
       const r = cholesky({}, sched);
       assert.deepEqual(r.checker.violations, [], JSON.stringify(sched));
       assert.ok(r.checker.finished, JSON.stringify(sched));

@@ -20,6 +20,8 @@ export interface SimulationFlags {
   criticalSlack?: number;
   /** --critical-local: hfp picks critical tasks by missing bytes first. */
   criticalLocal?: boolean;
+  /** --critical-fixed: hfp's slack against the graph's highest priority. */
+  criticalFixed?: boolean;
   /** false with --no-clean-first. */
   cleanFirst?: boolean;
   /** --min-clean: percent of each GPU's replicas kept clean by early write-backs. */
@@ -59,6 +61,10 @@ export function addSimulationOptions(cmd: Command): Command {
       '--critical-local',
       'hfp: among those critical tasks, a GPU takes the one with the fewest input bytes missing from its memory',
     )
+    .option(
+      '--critical-fixed',
+      "hfp: the critical slack is a fraction of the graph's highest priority, a width that stays fixed as the front moves down",
+    )
     .option('--no-clean-first', "evict in the policy's order alone, not clean (unmodified) replicas first")
     .option(
       '--min-clean <pct>',
@@ -82,5 +88,6 @@ export function schedulerOptionsFrom(f: SimulationFlags): SchedulerOptions {
   if (f.dartsPushFree) o.dartsPushFree = true;
   if (f.criticalSlack !== undefined) o.criticalSlack = f.criticalSlack;
   if (f.criticalLocal) o.criticalLocal = true;
+  if (f.criticalFixed) o.criticalFixed = true;
   return o;
 }

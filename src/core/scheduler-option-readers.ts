@@ -35,6 +35,7 @@ export const SCHEDULER_OPTION_READERS: {
   dartsPushFree: DARTS_FAMILY,
   criticalSlack: ['hfp'],
   criticalLocal: ['hfp'],
+  criticalFixed: ['hfp'],
   mapping: ['static'],
 };
 

@@ -66,7 +66,9 @@
  * without memory pressure, go to an embedded DARTS (seed 000 Algorithm 2, with its share cap
  * when GPUs are idle). With dependencies and priorities, a ready task within `criticalSlack`
  * (default CRITICAL_SLACK) of the highest priority not handed out yet (the critical path's
- * front) is kept from DARTS and goes first: the highest priority first, or with
+ * front; with `criticalFixed` the slack is a fraction of the graph's highest priority, a width
+ * that stays the same as the front moves down) is kept from DARTS and goes first: the highest
+ * priority first, or with
  * `criticalLocal` the one with the fewest input bytes missing from the asking GPU's memory
  * (issue 24: on a shared bus the front's tasks taken by priority alone each load a tile, and
  * the GPUs wait for the bus; O(critical tasks x inputs) per pop).
@@ -161,6 +163,10 @@ export class HfpScheduler implements Scheduler {
   private readonly slack: number;
   /** Pick among critical tasks by missing bytes first (SchedulerOptions.criticalLocal). */
   private readonly criticalLocal: boolean;
+  /** Measure the slack against the graph's highest priority (SchedulerOptions.criticalFixed). */
+  private readonly criticalFixed: boolean;
+  /** With criticalFixed, the front's width in priority units (set with byPriority); else -1. */
+  private fixedWidth = -1;
   /** The chain plan's run time (graphs of accumulation chains, hfp/chains.ts), if one was made. */
   private chainRunner: ChainRunner | undefined;
 
@@ -185,6 +191,7 @@ export class HfpScheduler implements Scheduler {
     this.options = options;
     this.slack = options.criticalSlack ?? CRITICAL_SLACK;
     this.criticalLocal = options.criticalLocal ?? false;
+    this.criticalFixed = options.criticalFixed ?? false;
   }
 
   init(ctx: SchedContext): void {
@@ -211,6 +218,7 @@ export class HfpScheduler implements Scheduler {
     this.leftWork = this.gpus.map(() => 0);
     this.taken = new Uint8Array(ctx.taskCapacity);
     this.byPriority = undefined;
+    this.fixedWidth = -1;
     this.frontier = 0;
     this.critical = [];
     this.planStats = undefined;
@@ -277,7 +285,8 @@ export class HfpScheduler implements Scheduler {
   private isCritical(t: number): boolean {
     if (this.byPriority === undefined || t >= this.taken.length) return false;
     const top = this.front();
-    return this.ctx.graph.taskPriority.data[t]! >= top - this.slack * Math.abs(top);
+    const width = this.fixedWidth >= 0 ? this.fixedWidth : this.slack * Math.abs(top);
+    return this.ctx.graph.taskPriority.data[t]! >= top - width;
   }
 
   private addCritical(t: number): void {
@@ -451,6 +460,7 @@ export class HfpScheduler implements Scheduler {
         const order = Int32Array.from({ length: g.taskCount }, (_, t) => t);
         order.sort((x, y) => pr[y]! - pr[x]! || x - y);
         this.byPriority = order;
+        if (this.criticalFixed) this.fixedWidth = this.slack * Math.abs(pr[order[0]!]!);
       }
     }
     for (const t of leftover) this.push(t);

@@ -20,6 +20,11 @@ export interface SchedulerOptions {
    * from its memory (then the highest priority), not the highest priority alone.
    */
   criticalLocal?: boolean;
+  /**
+   * hfp: the critical slack is a fraction of the graph's highest priority (a fixed width in
+   * priority units), not of the front's, whose width shrinks as the run nears its end.
+   */
+  criticalFixed?: boolean;
   /** static: the owner-computes mapping of blocks to GPUs (default: 2-D cyclic). */
   mapping?: import('./mapping.ts').BlockMapping;
 }
