@@ -68,6 +68,12 @@ const VALUES: { [K in keyof RunOptions]?: RunOptions[K] } = {
   dartsOpti: true,
   dartsPushFree: true,
   readyFirst: true,
+  prefetchWindow: 2,
+  parallelEvictions: true,
+  lazyWritebacks: true,
+  criticalSlack: 0.06,
+  criticalLocal: true,
+  criticalFixed: true,
   targetClean: 50,
   pattern: 'stencil_1d',
   width: 3,
@@ -201,9 +207,9 @@ describe('the option table', { timeout: 300_000 }, () => {
         );
       }
     }
-    // --runtime, --coherence, --mapping, --serial, --prefetch and the four DARTS options;
-    // --cache-lines, --wake-latency, --target-clean.
-    assert.equal(schedulerRows, 9);
+    // --runtime, --coherence, --mapping, --serial, --prefetch, the four DARTS options and
+    // hfp's three critical-path options; --cache-lines, --wake-latency, --target-clean.
+    assert.equal(schedulerRows, 12);
     assert.equal(companionRows, 3);
   });
 
@@ -268,6 +274,9 @@ describe('the option table', { timeout: 300_000 }, () => {
       { code: 'LOCUS_OPTION_CONFLICT', message: /^schedulerOptions\.prefetch applies to scheduler dm, / },
     );
     assert.deepEqual(Object.keys(SCHEDULER_OPTION_READERS).sort(), [
+      'criticalFixed',
+      'criticalLocal',
+      'criticalSlack',
       'darts3inputs',
       'dartsOpti',
       'dartsPushFree',

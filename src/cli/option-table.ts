@@ -48,6 +48,9 @@ export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
   chargeScheduling: { flag: '--charge-scheduling', runs: ['sim'] },
   streams: { flag: '--streams', runs: SIMS },
   readyFirst: { flag: '--ready-first', runs: ['sim'] },
+  prefetchWindow: { flag: '--prefetch-window', runs: ['sim'] },
+  parallelEvictions: { flag: '--parallel-evictions', runs: ['sim'] },
+  lazyWritebacks: { flag: '--lazy-writebacks', runs: ['sim'] },
   inner: { flag: '--inner', runs: ALL, realWorkloads: ['matmul2d', 'stencil'] },
   iterations: { flag: '--iterations', runs: ALL, realWorkloads: ['jacobi', 'stencil', 'taskbench'] },
   keepOutputs: { flag: '--keep-outputs', runs: SIMS },
@@ -125,6 +128,9 @@ export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
     runs: ALL,
     schedulers: SCHEDULER_OPTION_READERS.dartsPushFree,
   },
+  criticalSlack: { flag: '--critical-slack', runs: ALL, schedulers: SCHEDULER_OPTION_READERS.criticalSlack },
+  criticalLocal: { flag: '--critical-local', runs: ALL, schedulers: SCHEDULER_OPTION_READERS.criticalLocal },
+  criticalFixed: { flag: '--critical-fixed', runs: ALL, schedulers: SCHEDULER_OPTION_READERS.criticalFixed },
   targetClean: { flag: '--target-clean', runs: ALL, needs: { key: 'minClean', flag: '--min-clean' } },
 };
 

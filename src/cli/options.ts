@@ -11,6 +11,15 @@ export function percentValue(value: string): number {
   return n;
 }
 
+/** A fraction in [0, 1] (--critical-slack). */
+export function fractionValue(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !(n >= 0 && n <= 1)) {
+    throw new InvalidArgumentError(`'${value}' is not a fraction; use a number in [0, 1], e.g. 0.06`);
+  }
+  return n;
+}
+
 /** A positive integer. */
 export function positiveInt(value: string): number {
   const n = Number(value);

@@ -143,6 +143,12 @@ export interface RunOptions extends SimulationFlags {
   pipeline?: number;
   /** --ready-first (simulation). */
   readyFirst?: boolean;
+  /** --prefetch-window (simulation; EngineOptions.prefetchWindow). */
+  prefetchWindow?: number;
+  /** --parallel-evictions (simulation; EngineOptions.parallelEvictions). */
+  parallelEvictions?: boolean;
+  /** --lazy-writebacks (simulation; EngineOptions.lazyWritebacks). */
+  lazyWritebacks?: boolean;
   priorities: string;
   mode: string;
   check?: boolean;
@@ -278,6 +284,9 @@ export async function runCommand(o: RunOptions): Promise<void> {
       gpuPipeline: o.pipeline,
       gpuLookahead: o.lookahead,
       readyFirst: o.readyFirst,
+      prefetchWindow: o.prefetchWindow,
+      parallelEvictions: o.parallelEvictions,
+      lazyWritebacks: o.lazyWritebacks,
       streams: o.streams,
       noise: o.noise,
       chargeScheduling: o.chargeScheduling,

@@ -110,6 +110,16 @@ export function registerRunCommand(cmd: Command): void {
       "a GPU takes the first buffered task whose inputs are in its memory (StarPU's STARPU_SCHED_READY)",
     )
     .option(
+      '--prefetch-window <n>',
+      "at most n copies in flight into a GPU before its buffered tasks' next prefetch, issued in their order (default 0: no limit)",
+      naturalInt,
+    )
+    .option('--parallel-evictions', 'each prefetch waiting for memory evicts for itself (a write-back each)')
+    .option(
+      '--lazy-writebacks',
+      "write-backs no task waits for (a prefetch's evictions, hinted data) share the bus as prefetches do",
+    )
+    .option(
       '--priorities <kind>',
       "task priorities: none, bottom-level or starpu (cholesky: StarPU's cholesky_implicit ones)",
       'none',

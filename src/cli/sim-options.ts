@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { SchedulerOptions } from '../sched/options.ts';
-import { naturalInt, percentValue, positiveInt } from './options.ts';
+import { fractionValue, naturalInt, percentValue, positiveInt } from './options.ts';
 
 /** The shared options as commander parses them. */
 export interface SimulationFlags {
@@ -16,6 +16,12 @@ export interface SimulationFlags {
   darts3inputs?: boolean;
   dartsOpti?: boolean;
   dartsPushFree?: boolean;
+  /** --critical-slack: hfp's critical-path front width, a fraction of the top priority. */
+  criticalSlack?: number;
+  /** --critical-local: hfp picks critical tasks by missing bytes first. */
+  criticalLocal?: boolean;
+  /** --critical-fixed: hfp's slack against the graph's highest priority. */
+  criticalFixed?: boolean;
   /** false with --no-clean-first. */
   cleanFirst?: boolean;
   /** --min-clean: percent of each GPU's replicas kept clean by early write-backs. */
@@ -46,6 +52,19 @@ export function addSimulationOptions(cmd: Command): Command {
       '--darts-push-free',
       "darts: plan a task pushed with all its inputs on a GPU there at once (StarPU master's darts)",
     )
+    .option(
+      '--critical-slack <x>',
+      'hfp: ready tasks within this fraction of the highest priority not handed out go first (default 0.03)',
+      fractionValue,
+    )
+    .option(
+      '--critical-local',
+      'hfp: among those critical tasks, a GPU takes the one with the fewest input bytes missing from its memory',
+    )
+    .option(
+      '--critical-fixed',
+      "hfp: the critical slack is a fraction of the graph's highest priority, a width that stays fixed as the front moves down",
+    )
     .option('--no-clean-first', "evict in the policy's order alone, not clean (unmodified) replicas first")
     .option(
       '--min-clean <pct>',
@@ -67,5 +86,8 @@ export function schedulerOptionsFrom(f: SimulationFlags): SchedulerOptions {
   if (f.darts3inputs) o.darts3inputs = true;
   if (f.dartsOpti) o.dartsOpti = true;
   if (f.dartsPushFree) o.dartsPushFree = true;
+  if (f.criticalSlack !== undefined) o.criticalSlack = f.criticalSlack;
+  if (f.criticalLocal) o.criticalLocal = true;
+  if (f.criticalFixed) o.criticalFixed = true;
   return o;
 }

@@ -40,6 +40,22 @@ export interface EngineOptions {
    */
   readyFirst?: boolean;
   /**
+   * At most this many copies in flight into a GPU's memory before its lookahead buffers issue
+   * another prefetch (default 0: no limit). The buffers are walked in their order, so the
+   * copies go in the order the tasks need them, each at a larger share of a shared bus, rather
+   * than all at once at equal shares (the first needed then lands as late as the last).
+   * StarPU in SimGrid runs the copies between two nodes one after the other, in request order.
+   * Cost: O(1) per prefetch; a buffer stopped short is walked again when a copy lands.
+   */
+  prefetchWindow?: number;
+  /**
+   * Each lookahead prefetch that waits for memory evicts for itself (default false: the
+   * bytes being freed by any write-back in flight count for every waiting prefetch, so with a
+   * full memory of modified data one write-back at a time serves the whole buffer). Cost:
+   * O(1) per prefetch besides the evictions.
+   */
+  parallelEvictions?: boolean;
+  /**
    * Emit RUN for every task at the front of a worker's pipeline whose inputs are in place, not
    * only for the oldest one (default false). For drivers whose workers queue the tasks they
    * are given and run them in order (the real driver): several tasks in flight per worker hide
@@ -83,4 +99,10 @@ export interface EngineOptions {
    * STARPU_TARGET_CLEAN_BUFFERS, default 10 there); default minClean. Not below minClean.
    */
   targetClean?: number;
+  /**
+   * Write-backs no task waits for yet, those of a prefetch's evictions and of wontUse hints,
+   * share the links as prefetches do (after the fetches) rather than as fetches (default
+   * false). One whose memory a fetch comes to wait for is made urgent then.
+   */
+  lazyWritebacks?: boolean;
 }

@@ -173,6 +173,7 @@ export class Engine implements SchedContext, EvictionContext {
       options.cleanFirst ?? true,
       checkPercent('minClean', options.minClean),
       checkPercent('targetClean', options.targetClean ?? options.minClean),
+      options.lazyWritebacks ?? false,
     );
     if (this.memory.targetClean < this.memory.minClean) {
       throw new LocusError(
@@ -756,7 +757,17 @@ export class Engine implements SchedContext, EvictionContext {
     return Number.isFinite(best) ? best : 0;
   }
 
-  prefetch(handle: number, node: number, mayEvict = false, allow?: (handle: number) => boolean): boolean {
+  /**
+   * `waiting`: bytes of earlier prefetches into `node` that wait for memory being freed (the
+   * lookahead's, with EngineOptions.parallelEvictions): this prefetch evicts beyond them.
+   */
+  prefetch(
+    handle: number,
+    node: number,
+    mayEvict = false,
+    allow?: (handle: number) => boolean,
+    waiting = 0,
+  ): boolean {
     const r = this.replicas;
     const slot = handle * this.nNodes + node;
     const s = r.state[slot]!;
@@ -765,7 +776,7 @@ export class Engine implements SchedContext, EvictionContext {
     const bytes = this.graph.handleSize.data[handle]!;
     const mem = this.memory;
     if (mem.used[node]! + bytes > mem.capacity[node]!) {
-      if (!mayEvict || !mem.makeSpace(node, bytes, allow)) return false;
+      if (!mayEvict || !mem.makeSpace(node, bytes, allow, true, waiting)) return false;
     }
     mem.allocate(handle, node, Replica.LOADING);
     this.transfers.fetch(handle, node, TransferKind.PREFETCH);

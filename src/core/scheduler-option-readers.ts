@@ -33,6 +33,9 @@ export const SCHEDULER_OPTION_READERS: {
   darts3inputs: DARTS_FAMILY,
   dartsOpti: DARTS_FAMILY,
   dartsPushFree: DARTS_FAMILY,
+  criticalSlack: ['hfp'],
+  criticalLocal: ['hfp'],
+  criticalFixed: ['hfp'],
   mapping: ['static'],
 };
 

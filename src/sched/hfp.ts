@@ -64,7 +64,14 @@
  * last; load balance, as HFP's ready-time stealing). Tasks whose inputs do not fit a GPU,
  * every task of other graphs with dependencies or submitted while the engine runs, runs
  * without memory pressure, go to an embedded DARTS (seed 000 Algorithm 2, with its share cap
- * when GPUs are idle).
+ * when GPUs are idle). With dependencies and priorities, a ready task within `criticalSlack`
+ * (default CRITICAL_SLACK) of the highest priority not handed out yet (the critical path's
+ * front; with `criticalFixed` the slack is a fraction of the graph's highest priority, a width
+ * that stays the same as the front moves down) is kept from DARTS and goes first: the highest
+ * priority first, or with
+ * `criticalLocal` the one with the fewest input bytes missing from the asking GPU's memory
+ * (issue 24: on a shared bus the front's tasks taken by priority alone each load a tile, and
+ * the GPUs wait for the bus; O(critical tasks x inputs) per pop).
  *
  * CPU workers beside the GPUs (hfp/cpu-rule.ts) take a task only when, by HEFT's
  * earliest-finish-time rule, they would end it before any GPU would: their queued work plus
@@ -154,6 +161,14 @@ export class HfpScheduler implements Scheduler {
   private frontier = 0;
   /** Ready critical tasks kept from DARTS, highest priority last. */
   private critical: number[] = [];
+  /** Critical tasks within this fraction of the front's priority (SchedulerOptions.criticalSlack). */
+  private readonly slack: number;
+  /** Pick among critical tasks by missing bytes first (SchedulerOptions.criticalLocal). */
+  private readonly criticalLocal: boolean;
+  /** Measure the slack against the graph's highest priority (SchedulerOptions.criticalFixed). */
+  private readonly criticalFixed: boolean;
+  /** With criticalFixed, the front's width in priority units (set with byPriority); else -1. */
+  private fixedWidth = -1;
   /** The chain plan's run time (graphs of accumulation chains, hfp/chains.ts), if one was made. */
   private chainRunner: ChainRunner | undefined;
 
@@ -176,6 +191,9 @@ export class HfpScheduler implements Scheduler {
   /** Creates hfp; DARTS's options apply to the embedded DARTS. */
   constructor(options: SchedulerOptions = {}) {
     this.options = options;
+    this.slack = options.criticalSlack ?? CRITICAL_SLACK;
+    this.criticalLocal = options.criticalLocal ?? false;
+    this.criticalFixed = options.criticalFixed ?? false;
   }
 
   init(ctx: SchedContext): void {
@@ -203,6 +221,7 @@ export class HfpScheduler implements Scheduler {
     this.taken = new Uint8Array(ctx.taskCapacity);
     this.known = 0;
     this.byPriority = undefined;
+    this.fixedWidth = -1;
     this.frontier = 0;
     this.critical = [];
     this.planStats = undefined;
@@ -308,7 +327,8 @@ export class HfpScheduler implements Scheduler {
   private isCritical(t: number): boolean {
     if (this.byPriority === undefined || t >= this.known) return false;
     const top = this.front();
-    return this.ctx.graph.taskPriority.data[t]! >= top - CRITICAL_SLACK * Math.abs(top);
+    const width = this.fixedWidth >= 0 ? this.fixedWidth : this.slack * Math.abs(top);
+    return this.ctx.graph.taskPriority.data[t]! >= top - width;
   }
 
   private addCritical(t: number): void {
@@ -326,6 +346,7 @@ export class HfpScheduler implements Scheduler {
   /** The highest-priority critical task `worker` can run, or -1. */
   private popCritical(worker: number): number {
     const c = this.critical;
+    if (this.criticalLocal && c.length > 1) return this.popCriticalLocal(worker);
     for (let i = c.length - 1; i >= 0; i--) {
       const t = c[i]!;
       if (!this.ctx.canRun(t, worker) || !this.rule.allows(t, worker)) continue;
@@ -334,6 +355,40 @@ export class HfpScheduler implements Scheduler {
       return t;
     }
     return -1;
+  }
+
+  /**
+   * hfpCriticalLocal: the critical task `worker` can run with the fewest input bytes missing
+   * from its memory (neither valid nor on their way), the highest priority among those.
+   * O(critical tasks x inputs).
+   */
+  private popCriticalLocal(worker: number): number {
+    const c = this.critical;
+    const ctx = this.ctx;
+    const g = ctx.graph;
+    const node = ctx.platform.workers[worker]!.node;
+    let best = -1;
+    let bestMissing = Number.POSITIVE_INFINITY;
+    for (let i = c.length - 1; i >= 0; i--) {
+      const t = c[i]!;
+      if (!ctx.canRun(t, worker) || !this.rule.allows(t, worker)) continue;
+      let missing = 0;
+      for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
+        const h = g.accessHandle.data[a]!;
+        if (g.accessMode.data[a]! & AccessMode.R && !ctx.isValidOrLoading(h, node))
+          missing += g.handleSize.data[h]!;
+      }
+      if (missing < bestMissing) {
+        bestMissing = missing;
+        best = i;
+        if (missing === 0) break;
+      }
+    }
+    if (best < 0) return -1;
+    const t = c[best]!;
+    c.splice(best, 1);
+    this.taken[t] = 1;
+    return t;
   }
 
   taskFinished(task: number, worker: number): void {
@@ -448,6 +503,7 @@ export class HfpScheduler implements Scheduler {
         const order = Int32Array.from({ length: g.taskCount }, (_, t) => t);
         order.sort((x, y) => pr[y]! - pr[x]! || x - y);
         this.byPriority = order;
+        if (this.criticalFixed) this.fixedWidth = this.slack * Math.abs(pr[order[0]!]!);
       }
     }
     for (const t of leftover) this.push(t);

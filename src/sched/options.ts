@@ -10,6 +10,21 @@ export interface SchedulerOptions {
   dartsOpti?: boolean;
   /** darts: plan a pushed task at once on a GPU holding all its inputs (StarPU master's push). */
   dartsPushFree?: boolean;
+  /**
+   * hfp: a ready task within this fraction of the highest priority not handed out yet is on
+   * the critical path's front and goes first (default 0.03).
+   */
+  criticalSlack?: number;
+  /**
+   * hfp: a GPU takes, among the critical tasks, the one with the fewest input bytes missing
+   * from its memory (then the highest priority), not the highest priority alone.
+   */
+  criticalLocal?: boolean;
+  /**
+   * hfp: the critical slack is a fraction of the graph's highest priority (a fixed width in
+   * priority units), not of the front's, whose width shrinks as the run nears its end.
+   */
+  criticalFixed?: boolean;
   /** static: the owner-computes mapping of blocks to GPUs (default: 2-D cyclic). */
   mapping?: import('./mapping.ts').BlockMapping;
 }

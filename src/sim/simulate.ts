@@ -86,6 +86,12 @@ export interface SimulateOptions {
   /** Evict clean replicas before modified ones (default true; see EngineOptions.cleanFirst). */
   /** Take ready buffered tasks first (default false; see EngineOptions.readyFirst). */
   readyFirst?: boolean;
+  /** Copies in flight into a GPU before its next lookahead prefetch (default 0: no limit; see EngineOptions.prefetchWindow). */
+  prefetchWindow?: number;
+  /** Each waiting lookahead prefetch evicts for itself (default false; see EngineOptions.parallelEvictions). */
+  parallelEvictions?: boolean;
+  /** Write-backs no task waits for share the bus as prefetches (default false; see EngineOptions.lazyWritebacks). */
+  lazyWritebacks?: boolean;
   cleanFirst?: boolean;
   /** Percent of a GPU's replicas kept clean by early write-backs (default 0: off; see EngineOptions.minClean). */
   minClean?: number;
@@ -194,6 +200,9 @@ function prepare(o: SimulateOptions): PreparedRun {
     cpuPipeline: o.cpuPipeline,
     gpuLookahead: o.gpuLookahead,
     readyFirst: o.readyFirst,
+    prefetchWindow: o.prefetchWindow,
+    parallelEvictions: o.parallelEvictions,
+    lazyWritebacks: o.lazyWritebacks,
     onProgress: o.onProgress,
     noise: o.noise,
     chargeScheduling: o.chargeScheduling,

@@ -39,6 +39,9 @@ export interface CheckedRunOptions {
   cpuPipeline?: number;
   gpuLookahead?: number;
   readyFirst?: boolean;
+  prefetchWindow?: number;
+  parallelEvictions?: boolean;
+  lazyWritebacks?: boolean;
   cleanFirst?: boolean;
   minClean?: number;
   targetClean?: number;
@@ -60,6 +63,9 @@ export function checkedRun(graph: TaskGraph, platform: Platform, o: CheckedRunOp
     cpuPipeline: o.cpuPipeline,
     gpuLookahead: o.gpuLookahead,
     readyFirst: o.readyFirst,
+    prefetchWindow: o.prefetchWindow,
+    parallelEvictions: o.parallelEvictions,
+    lazyWritebacks: o.lazyWritebacks,
     cleanFirst: o.cleanFirst,
     minClean: o.minClean,
     targetClean: o.targetClean,

@@ -69,6 +69,11 @@ export class MemoryManager {
   private readonly nn: number;
   /** Prefer clean victims (see the file's comment). */
   readonly cleanFirst: boolean;
+  /**
+   * Write-backs no task waits for yet (a prefetch's evictions, hinted replicas) take a
+   * prefetch's priority on the links (EngineOptions.lazyWritebacks).
+   */
+  readonly lazyWritebacks: boolean;
   // The clean-only filter, allocated once: it reads the node and the caller's filter here.
   private filterNode = 0;
   private filterAllow: ((handle: number) => boolean) | undefined = undefined;
@@ -104,8 +109,9 @@ export class MemoryManager {
     );
   };
 
-  constructor(engine: Engine, cleanFirst = true, minClean = 0, targetClean = 0) {
+  constructor(engine: Engine, cleanFirst = true, minClean = 0, targetClean = 0, lazyWritebacks = false) {
     this.cleanFirst = cleanFirst;
+    this.lazyWritebacks = lazyWritebacks;
     this.minClean = minClean;
     this.targetClean = targetClean;
     this.hinted = engine.platform.nodes.map(() => new IntList(16));
@@ -321,7 +327,7 @@ export class MemoryManager {
         r.state[h * nn + home] === Replica.INVALID
       ) {
         r.flags[slot]! |= F_WRITEBACK;
-        this.e.transfers.issue(h, n, home, TransferKind.EARLY_WRITEBACK);
+        this.e.transfers.issue(h, n, home, TransferKind.EARLY_WRITEBACK, false, this.lazyWritebacks);
         issued++;
       }
     }
@@ -389,10 +395,16 @@ export class MemoryManager {
    * modified victim is written back home first (its memory is freed when that completes).
    * Returns true when the bytes fit now; false when they must wait.
    */
-  makeSpace(n: number, bytes: number, allow?: (handle: number) => boolean): boolean {
+  makeSpace(
+    n: number,
+    bytes: number,
+    allow?: (handle: number) => boolean,
+    forPrefetch = false,
+    waiting = 0,
+  ): boolean {
     const r = this.r;
     const cap = this.capacity[n]!;
-    while (this.used[n]! - this.freeing[n]! + bytes > cap) {
+    while (this.used[n]! - this.freeing[n]! + bytes + waiting > cap) {
       const v = this.pickVictim(n, allow);
       if (v < 0) return false;
       if (!this.isEvictable(v, n)) {
@@ -408,7 +420,7 @@ export class MemoryManager {
       } else if (r.state[slot] === Replica.MODIFIED) {
         r.flags[slot]! |= F_WRITEBACK | F_EVICTING;
         this.freeing[n]! += this.e.graph.handleSize.data[v]!;
-        this.e.transfers.issue(v, n, home, TransferKind.WRITEBACK);
+        this.e.transfers.issue(v, n, home, TransferKind.WRITEBACK, false, forPrefetch && this.lazyWritebacks);
       } else {
         this.free(v, n, 'evict');
       }

@@ -131,7 +131,10 @@ export class RequestQueues {
     } else {
       const bytes = g.handleSize.data[h]!;
       const mem = e.memory;
-      if (mem.used[n]! + bytes > mem.capacity[n]! && !mem.makeSpace(n, bytes)) return false;
+      if (mem.used[n]! + bytes > mem.capacity[n]! && !mem.makeSpace(n, bytes)) {
+        e.transfers.promoteLazy(n);
+        return false;
+      }
       mem.allocate(h, n, mode === AccessMode.W ? Replica.ALLOCATED : Replica.LOADING);
     }
     r.pins[slot]!++;

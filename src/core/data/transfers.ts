@@ -31,6 +31,10 @@ export class Transfers {
   private readonly busy = new IntList(256);
   /** Transfers issued and not finished. */
   inFlight = 0;
+  /** Per node: copies in flight into it (low-priority early write-backs apart). */
+  readonly inbound: Int32Array;
+  /** Per node: lazy write-backs from it in flight, not made urgent yet (see promoteLazy). */
+  private readonly lazy: Set<number>[];
   /**
    * Reuse the ids of finished transfers (the engine's `recycle` option: an endless stream
    * then holds as many transfer records as copies in flight at once). Off by default, so
@@ -62,6 +66,8 @@ export class Transfers {
     this.host = engine.platform.homeNode;
     const p = engine.platform;
     this.linkBusy = new Int32Array(p.links.length);
+    this.inbound = new Int32Array(this.nn);
+    this.lazy = Array.from({ length: this.nn }, () => new Set<number>());
     this.routeStart = new Int32Array(this.nn * this.nn + 1);
     const flat: number[] = [];
     for (let r = 0; r < this.nn * this.nn; r++) {
@@ -86,6 +92,18 @@ export class Transfers {
     const r = src * this.nn + dst;
     for (let i = this.routeStart[r]!; i < this.routeStart[r + 1]!; i++)
       this.linkBusy[this.routeLinks[i]!]! += d;
+  }
+
+  /**
+   * A fetch on node n waits for memory: the lazy write-backs from n in flight (issued with a
+   * prefetch's priority, EngineOptions.lazyWritebacks) become URGENT, since their memory is
+   * what it waits for.
+   */
+  promoteLazy(n: number): void {
+    const ids = this.lazy[n]!;
+    if (ids.size === 0) return;
+    for (const id of ids) this.makeUrgent(id);
+    ids.clear();
   }
 
   /** Transfer `id`, a prefetch so far, is now waited for by a task: URGENT. */
@@ -168,10 +186,10 @@ export class Transfers {
    * Issues a copy of h from src to dst (emits TRANSFER); pins the source. `low` gives it a
    * prefetch's priority (the memory manager's early write-backs to keep memory clean).
    */
-  issue(h: number, src: number, dst: number, kind: number, low = false): void {
+  issue(h: number, src: number, dst: number, kind: number, low = false, lazy = false): void {
     const e = this.e;
     const r = this.r;
-    const urgent = kind === TransferKind.PREFETCH || low ? 0 : 1;
+    const urgent = kind === TransferKind.PREFETCH || low || lazy ? 0 : 1;
     let id: number;
     if (this.freeIds.length > 0) {
       id = this.freeIds.data[--this.freeIds.length]!;
@@ -193,13 +211,17 @@ export class Transfers {
     }
     r.loading[h * this.nn + dst] = id;
     this.inFlight++;
-    if (!low) this.markRoute(src, dst, 1);
+    if (!low) {
+      this.markRoute(src, dst, 1);
+      this.inbound[dst]!++;
+    }
     r.pins[h * this.nn + src]!++;
     e.memory.sync(h * this.nn + src);
     if (dst === r.home[h] && r.state[h * this.nn + dst] !== Replica.LOADING) {
       r.state[h * this.nn + dst] = Replica.LOADING;
       e.scheduler.dataRequested?.(h, dst);
     }
+    if (lazy) this.lazy[src]!.add(id);
     e.emit(Cmd.TRANSFER, id, 0);
     const hooks = e.hooks.transferStarted;
     for (let i = 0; i < hooks.length; i++) hooks[i]!(id, e.nowS);
@@ -225,7 +247,11 @@ export class Transfers {
     const dstSlot = h * nn + dst;
     const current = this.version.data[id] === r.version[h];
     this.inFlight--;
-    if (this.busy.data[id] === 1) this.markRoute(src, dst, -1);
+    this.lazy[src]!.delete(id);
+    if (this.busy.data[id] === 1) {
+      this.markRoute(src, dst, -1);
+      this.inbound[dst]!--;
+    }
     if (r.loading[dstSlot] === id) r.loading[dstSlot] = -1;
     const hooks = e.hooks.transferFinished;
     for (let i = 0; i < hooks.length; i++) hooks[i]!(id, e.nowS, current);

@@ -24,6 +24,8 @@ export interface PipelineOptions {
   gpuLookahead?: number;
   issueAhead?: boolean;
   readyFirst?: boolean;
+  prefetchWindow?: number;
+  parallelEvictions?: boolean;
 }
 
 /** Every worker's pipeline and lookahead buffer. */
@@ -47,6 +49,15 @@ export class WorkerPipelines {
   private readonly issueAhead: boolean;
   /** Take the first buffered task whose inputs are in place (EngineOptions.readyFirst). */
   private readonly readyFirst: boolean;
+  /**
+   * Per node: bytes of this fillBuffers pass's prefetches that wait for memory being freed
+   * (EngineOptions.parallelEvictions).
+   */
+  private readonly waiting: Float64Array;
+  /** Each waiting prefetch evicts for itself (EngineOptions.parallelEvictions). */
+  private readonly parallelEvictions: boolean;
+  /** Copies in flight into a node beyond which its buffers issue no prefetch (0: no limit). */
+  private readonly prefetchWindow: number;
   private readonly lookahead: Int32Array;
   private readonly buffer: IntQueue[];
   /** Per replica slot: buffered tasks of that node that read the handle. */
@@ -96,7 +107,15 @@ export class WorkerPipelines {
     this.issued = new Int32Array(nw);
     this.issueAhead = options.issueAhead ?? false;
     this.readyFirst = options.readyFirst ?? false;
+    this.prefetchWindow = options.prefetchWindow ?? 0;
+    if (!Number.isInteger(this.prefetchWindow) || this.prefetchWindow < 0)
+      throw new LocusError(
+        'LOCUS_OPTION_INVALID',
+        `prefetch window must be a non-negative integer (got ${this.prefetchWindow})`,
+      );
     this.bufferStale = new Uint8Array(p.nodes.length);
+    this.waiting = new Float64Array(p.nodes.length);
+    this.parallelEvictions = options.parallelEvictions ?? false;
     this.staleBefore = new Uint8Array(p.nodes.length);
   }
 
@@ -245,6 +264,7 @@ export class WorkerPipelines {
     for (let n = 0; n < stale.length; n++) {
       before[n] = stale[n]!;
       stale[n] = 0;
+      this.waiting[n] = 0;
     }
     for (let w = 0; w < this.nw; w++) {
       const buffer = this.buffer[w]!;
@@ -259,7 +279,10 @@ export class WorkerPipelines {
           }
           const t = buffer.at(i);
           for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
-            if (g.accessMode.data[a]! & AccessMode.R && !e.prefetch(g.accessHandle.data[a]!, n, true, allow))
+            if (
+              g.accessMode.data[a]! & AccessMode.R &&
+              !this.prefetchInput(g.accessHandle.data[a]!, n, allow)
+            )
               complete = false;
           }
         }
@@ -286,7 +309,7 @@ export class WorkerPipelines {
     // Earlier buffered tasks' inputs are protected first; this task's are counted after.
     const allow = this.bufferFilter(n);
     for (let a = g.accessStart.data[task]!; a < g.accessStart.data[task + 1]!; a++) {
-      if (g.accessMode.data[a]! & AccessMode.R) e.prefetch(g.accessHandle.data[a]!, n, true, allow);
+      if (g.accessMode.data[a]! & AccessMode.R) this.prefetchInput(g.accessHandle.data[a]!, n, allow);
     }
     for (let a = g.accessStart.data[task]!; a < g.accessStart.data[task + 1]!; a++) {
       if (!(g.accessMode.data[a]! & AccessMode.R)) continue;
@@ -295,6 +318,23 @@ export class WorkerPipelines {
       // A prefetch failed, or a later one of this task evicted an earlier one: retry later.
       if (!e.replicas.isValidOrLoading(h, n)) this.bufferStale[n] = 1;
     }
+  }
+
+  /**
+   * Prefetches input `h` of a buffered task into node n, unless `prefetchWindow` copies are
+   * already in flight into n (then false: the buffer is retried when one lands).
+   */
+  private prefetchInput(h: number, n: number, allow: (handle: number) => boolean): boolean {
+    const e = this.e;
+    if (
+      this.prefetchWindow > 0 &&
+      e.transfers.inbound[n]! >= this.prefetchWindow &&
+      !e.replicas.isValidOrLoading(h, n)
+    )
+      return false;
+    if (e.prefetch(h, n, true, allow, this.parallelEvictions ? this.waiting[n]! : 0)) return true;
+    if (this.parallelEvictions) this.waiting[n]! += e.graph.handleSize.data[h]!;
+    return false;
   }
 
   private checkPopped(task: number, worker: number): void {

@@ -1,0 +1,134 @@
+/**
+ * Issue 24's options for a shared host bus under memory pressure, off by default: the
+ * prefetch window (copies into a GPU issued in the buffer's order, a few at a time), parallel
+ * evictions (each waiting prefetch evicts for itself), lazy write-backs (write-backs no task
+ * waits for share the bus as prefetches do) and hfp's critical-path options (its slack, and
+ * the critical task with the fewest missing bytes first). Each keeps the engine's invariants;
+ * the figures on StarPU's sirocco are in docs/results.md ("Cholesky on StarPU's sirocco").
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Engine, EngineObserver } from '../src/core/engine.ts';
+import type { SchedContext } from '../src/core/policy.ts';
+import { TransferKind } from '../src/core/protocol.ts';
+import { HfpScheduler } from '../src/sched/hfp.ts';
+import type { SchedulerOptions } from '../src/sched/options.ts';
+import { generateWorkload } from '../src/workloads/index.ts';
+import { testPlatform } from './helpers/platforms.ts';
+import { type CheckedRunOptions, checkedRun } from './helpers/run.ts';
+
+/** Copies in flight per destination and per kind, and the most seen at once. */
+class CopyCounter implements EngineObserver {
+  readonly into = new Map<number, number>();
+  /** Most copies in flight into one node when a prefetch to it was issued (that one apart). */
+  maxIntoAtPrefetch = 0;
+  /** Most write-backs in flight from one node at once. */
+  maxWritebacks = 0;
+  /** Write-backs issued without urgency (a prefetch's class) / with it. */
+  lazy = 0;
+  urgent = 0;
+  private readonly out = new Map<number, number>();
+  constructor(private readonly engine: () => Engine) {}
+  transferStarted(id: number): void {
+    const e = this.engine();
+    const dst = e.trDst.data[id]!;
+    const src = e.trSrc.data[id]!;
+    const kind = e.trKind.data[id]!;
+    if (kind === TransferKind.PREFETCH)
+      this.maxIntoAtPrefetch = Math.max(this.maxIntoAtPrefetch, this.into.get(dst) ?? 0);
+    this.into.set(dst, (this.into.get(dst) ?? 0) + 1);
+    if (kind === TransferKind.WRITEBACK) {
+      const n = (this.out.get(src) ?? 0) + 1;
+      this.out.set(src, n);
+      this.maxWritebacks = Math.max(this.maxWritebacks, n);
+      if (e.trUrgent.data[id] === 1) this.urgent++;
+      else this.lazy++;
+    }
+  }
+  transferFinished(id: number): void {
+    const e = this.engine();
+    const dst = e.trDst.data[id]!;
+    this.into.set(dst, this.into.get(dst)! - 1);
+    if (e.trKind.data[id] === TransferKind.WRITEBACK) {
+      const src = e.trSrc.data[id]!;
+      this.out.set(src, this.out.get(src)! - 1);
+    }
+  }
+}
+
+/** hfp that keeps the engine it runs in (the counter reads the transfer tables). */
+class SeenHfp extends HfpScheduler {
+  engine: Engine | undefined;
+  override init(ctx: SchedContext): void {
+    this.engine = ctx as Engine;
+    super.init(ctx);
+  }
+}
+
+/** Cholesky 10 x 10 tiles of 64 on two GPUs of 8 tiles each behind one shared bus. */
+function cholesky(o: CheckedRunOptions, sched: SchedulerOptions = {}) {
+  const wl = generateWorkload('cholesky', { tiles: 10, tileSize: 64 });
+  wl.graph.setBottomLevelPriorities();
+  const tile = 64 * 64 * 4;
+  const hfp = new SeenHfp(sched);
+  const counter = new CopyCounter(() => hfp.engine!);
+  const r = checkedRun(wl.graph, testPlatform({ gpus: 2, gpuCapacity: 8 * tile, p2p: true }), {
+    sched: hfp,
+    gpuLookahead: 8,
+    cleanFirst: false,
+    readyFirst: true,
+    ...o,
+    observers: [counter],
+  });
+  return { ...r, counter };
+}
+
+describe('bus options under memory pressure', () => {
+  test('each keeps the invariants and runs every task', () => {
+    for (const o of [
+      { prefetchWindow: 1 },
+      { parallelEvictions: true },
+      { lazyWritebacks: true },
+      { prefetchWindow: 2, parallelEvictions: true, lazyWritebacks: true },
+    ]) {
+      const r = cholesky(o);
+      assert.deepEqual(r.checker.violations, [], JSON.stringify(o));
+      assert.ok(r.checker.finished, JSON.stringify(o));
+    }
+  });
+
+  test('prefetchWindow: no prefetch into a GPU while the window is full', () => {
+    assert.ok(cholesky({}).counter.maxIntoAtPrefetch > 1);
+    assert.ok(cholesky({ prefetchWindow: 1 }).counter.maxIntoAtPrefetch < 1);
+    assert.ok(cholesky({ prefetchWindow: 2 }).counter.maxIntoAtPrefetch < 2);
+  });
+
+  test('lazyWritebacks: a prefetch evicting modified data writes it back without urgency', () => {
+    const off = cholesky({}).counter;
+    const on = cholesky({ lazyWritebacks: true }).counter;
+    assert.equal(off.lazy, 0);
+    assert.ok(off.urgent > 0);
+    assert.ok(on.lazy > 0);
+  });
+
+  test('parallelEvictions: several write-backs from one GPU at once', () => {
+    assert.ok(cholesky({ parallelEvictions: true }).counter.maxWritebacks > 1);
+  });
+});
+
+describe('hfp critical-path options', () => {
+  test('criticalSlack 0.03 is the default; criticalLocal and criticalFixed keep the invariants', () => {
+    const base = cholesky({});
+    const same = cholesky({}, { criticalSlack: 0.03 });
+    assert.equal(same.result.makespanS, base.result.makespanS);
+    for (const sched of [
+      { criticalLocal: true },
+      { criticalSlack: 0.06, criticalLocal: true },
+      { criticalLocal: true, criticalFixed: true },
+    ]) {
+      const r = cholesky({}, sched);
+      assert.deepEqual(r.checker.violations, [], JSON.stringify(sched));
+      assert.ok(r.checker.finished, JSON.stringify(sched));
+    }
+  });
+});
