@@ -25,18 +25,29 @@ function diskDir(): string {
   return mkdtempSync(join(base, 'disk-'));
 }
 
+/** A real runtime on `cpus` worker threads whose host copies are capped at `hostMem`, over a disk folder in `dir`. */
+function realOnDisk(
+  dir: string,
+  cpus: number,
+  hostMem: number | string,
+  o: { pipeline?: number; capacity?: number } = {},
+): Promise<Runtime> {
+  return Runtime.create({
+    mode: 'real',
+    cpus,
+    ...(o.pipeline !== undefined ? { pipeline: o.pipeline } : {}),
+    perfModels: 'off',
+    hostMem,
+    disk: { path: dir, ...(o.capacity !== undefined ? { capacity: o.capacity } : {}) },
+  });
+}
+
 describe('real runs out of core', () => {
   for (const workload of ['cholesky', 'lu']) {
     test(`${workload} with data 4x the host cap gives the sequential results bit for bit`, async () => {
       const dir = diskDir();
       const hostMem = 256 * 1024;
-      const rt = await Runtime.create({
-        mode: 'real',
-        cpus: 2,
-        perfModels: 'off',
-        hostMem,
-        disk: { path: dir },
-      });
+      const rt = await realOnDisk(dir, 2, hostMem);
       assert.equal(readdirSync(dir).length, 1, 'the run has its own folder');
       const r = await runWorkload(workload, { tiles: 8, tileSize: 64, check: true, runtime: rt });
       const ooc = rt.outOfCore!;
@@ -55,14 +66,7 @@ describe('real runs out of core', () => {
   test('host eviction drops clean data first and writes dirty data to the disk before freeing them', async () => {
     const dir = diskDir();
     const n = 1000;
-    const rt = await Runtime.create({
-      mode: 'real',
-      cpus: 1,
-      pipeline: 1,
-      perfModels: 'off',
-      hostMem: 2 * 8 * n,
-      disk: { path: dir },
-    });
+    const rt = await realOnDisk(dir, 1, 2 * 8 * n, { pipeline: 1 });
     const inc = rt.codelet({ name: 'inc', kernel: { module: KERNELS, export: 'inc' }, kinds: ['cpu'] });
     const touch = rt.codelet({ name: 'touch', kinds: ['cpu'] });
     const arrays = [1, 2, 3].map((v) => new Float64Array(n).fill(v));
@@ -87,13 +91,7 @@ describe('real runs out of core', () => {
 
   test('acquire reads a datum from the disk, and a modified one goes back to it', async () => {
     const dir = diskDir();
-    const rt = await Runtime.create({
-      mode: 'real',
-      cpus: 1,
-      perfModels: 'off',
-      hostMem: 16_000,
-      disk: { path: dir },
-    });
+    const rt = await realOnDisk(dir, 1, 16_000);
     const inc = rt.codelet({ name: 'inc', kernel: { module: KERNELS, export: 'inc' }, kinds: ['cpu'] });
     const xs = [0, 1, 2, 3].map((v) => rt.data(new Float64Array(1000).fill(v)));
     for (const x of xs) rt.submit(inc, [[x, 'RW']]);
@@ -116,13 +114,7 @@ describe('real runs out of core', () => {
 
   test('a tiled matrix comes back into its array at close, tile by tile', async () => {
     const dir = diskDir();
-    const rt = await Runtime.create({
-      mode: 'real',
-      cpus: 2,
-      perfModels: 'off',
-      hostMem: 3 * 8 * 64,
-      disk: { path: dir },
-    });
+    const rt = await realOnDisk(dir, 2, 3 * 8 * 64);
     const inc = rt.codelet({ name: 'inc', kernel: { module: KERNELS, export: 'inc' }, kinds: ['cpu'] });
     const n = 24;
     const a = Float64Array.from({ length: n * n }, (_, i) => i);
@@ -137,13 +129,7 @@ describe('real runs out of core', () => {
   test('host buffers stay within the cap across engines (setPolicies)', async () => {
     const dir = diskDir();
     const hostMem = 3 * 8000;
-    const rt = await Runtime.create({
-      mode: 'real',
-      cpus: 2,
-      perfModels: 'off',
-      hostMem,
-      disk: { path: dir },
-    });
+    const rt = await realOnDisk(dir, 2, hostMem);
     const inc = rt.codelet({ name: 'inc', kernel: { module: KERNELS, export: 'inc' }, kinds: ['cpu'] });
     const arrays = Array.from({ length: 10 }, (_, i) => new Float64Array(1000).fill(i));
     const xs = arrays.map((a) => rt.data(a));
@@ -197,13 +183,7 @@ describe('real runs out of core', () => {
 
   test('data beyond the disk capacity are refused at registration, LOCUS_DISK_FULL, and the folder goes', async () => {
     const dir = diskDir();
-    const rt = await Runtime.create({
-      mode: 'real',
-      cpus: 1,
-      perfModels: 'off',
-      hostMem: '1MiB',
-      disk: { path: dir, capacity: 20_000 },
-    });
+    const rt = await realOnDisk(dir, 1, '1MiB', { capacity: 20_000 });
     const kept = new Float64Array(1000).fill(7);
     rt.data(kept, { name: 'first' });
     assert.throws(
@@ -222,14 +202,7 @@ describe('real runs out of core', () => {
   test('a write that fails mid-run (ENOSPC) stops the run in one line; modified data stay in memory; the folder goes', async () => {
     const dir = diskDir();
     const n = 1000;
-    const rt = await Runtime.create({
-      mode: 'real',
-      cpus: 1,
-      pipeline: 1,
-      perfModels: 'off',
-      hostMem: 2 * 8 * n,
-      disk: { path: dir },
-    });
+    const rt = await realOnDisk(dir, 1, 2 * 8 * n, { pipeline: 1 });
     const inc = rt.codelet({ name: 'inc', kernel: { module: KERNELS, export: 'inc' }, kinds: ['cpu'] });
     const xs = [0, 1, 2, 3].map((v) => rt.data(new Float64Array(n).fill(v)));
     // Every write of the run fails as on a full disk (reads go through).
