@@ -20,6 +20,7 @@ import {
   TaskFailedError,
 } from '../src/exec/runtime.ts';
 import type { RunReport } from '../src/trace/report.ts';
+import { noAdapter } from './helpers/webgpu.ts';
 
 process.env.LOCUS_PERFMODEL_DIR = mkdtempSync(join(tmpdir(), 'locus-models-'));
 
@@ -118,6 +119,65 @@ async function program(options: RuntimeOptions, failing: boolean): Promise<Outco
   }
 }
 
+/** y = 2 x on float32 vectors: one invocation per element. */
+const SCALE_WGSL = `
+@group(0) @binding(0) var<storage, read_write> x: array<f32>;
+@group(0) @binding(1) var<uniform> p: vec4<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+  if (id.x < u32(p.x)) { x[id.x] = 2.0 * x[id.x]; }
+}`;
+
+/**
+ * Two batches on the webgpu backend (a CPU thread and a WebGPU device): mostly tasks with no
+ * kernel over small data moving between host and device, every 1,000th doubling x on the
+ * device (WGSL), every 100th incrementing y on the CPU. The data, states and recycled count.
+ */
+async function webgpuProgram(
+  recycle: boolean,
+): Promise<{ data: number[][]; states: string[]; retired: number }> {
+  const rt = await Runtime.create({ backend: 'webgpu', cpus: 1, gpus: 1, gpuMemory: '1MiB', recycle });
+  const x = new Float32Array(64).fill(1);
+  const y = new Float64Array(2);
+  const small = [0, 1, 2].map(() => new Float32Array(4));
+  const tasks: Task[] = [];
+  try {
+    const none = rt.codelet({ name: 'none' });
+    const scale = rt.codelet({
+      name: 'scale',
+      gpu: { wgsl: SCALE_WGSL, workgroups: (_b, a) => Math.ceil(a[0]! / 64) },
+    });
+    const inc = rt.codelet({ name: 'inc', kernel: { module: KERNELS, export: 'inc' } });
+    const xs = rt.data(x, { name: 'x' });
+    const ys = rt.data(y, { name: 'y' });
+    const ds = small.map((a, i) => rt.data(a, { name: `s${i}` }));
+    for (let b = 0; b < 2; b++) {
+      for (let i = 0; i < BATCH; i++) {
+        const n = b * BATCH + i;
+        if (n % 1000 === 0) tasks.push(rt.submit(scale, [[xs, 'RW']], { args: [64] }));
+        else if (n % 100 === 1) tasks.push(rt.submit(inc, [[ys, 'RW']]));
+        else
+          tasks.push(
+            rt.submit(none, [
+              [ds[n % 3]!, 'R'],
+              [ds[(n + 1) % 3]!, 'RW'],
+            ]),
+          );
+      }
+      await rt.wait();
+    }
+    const retiredNow = retired(rt);
+    await rt.close();
+    return {
+      data: [[...x], [...y]],
+      states: tasks.map((t) => `${t.id}:${t.state}`),
+      retired: retiredNow,
+    };
+  } finally {
+    await rt.close();
+  }
+}
+
 /** What a real run's report says of the program rather than of the machine's timing. */
 function comparable(r: RunReport): unknown {
   const { workload, scheduler, eviction, tasks, totalFlops, transfers, loads, evictions, writebacks } = r;
@@ -203,6 +263,20 @@ describe('recycling in a long Runtime session (issue 25)', { timeout: 300_000 },
       await rt.close();
     }
   });
+
+  test(
+    'webgpu: recycling off and on give the same data and states',
+    noAdapter ? { skip: noAdapter } : {},
+    async () => {
+      const off = await webgpuProgram(false);
+      const on = await webgpuProgram(true);
+      assert.equal(off.retired, 0);
+      assert.ok(on.retired >= BATCH, `recycled ${on.retired}`);
+      assert.deepEqual(on.states, off.states);
+      assert.deepEqual(on.data, off.data);
+      assert.deepEqual(on.data, [Array(64).fill(1024), [100, 100]]);
+    },
+  );
 
   for (const scheduler of [undefined, 'dmdas']) {
     test(`simulated${scheduler ? ` (${scheduler})` : ''}: recycling off and on give the same reports and states`, async () => {

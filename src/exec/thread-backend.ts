@@ -21,9 +21,9 @@
  * interrupted otherwise). The task then fails like one whose thread died, with a message
  * naming the limit; the buffers it wrote get their copies back, so its writes are undone.
  *
- * Recycling (Engine.compact): the threads see absolute task ids (the engine's plus `base`, the
- * tasks recycled so far), so records already in a ring stay valid when the engine's ids shift;
- * ids are translated back as completions are read.
+ * Recycling (Engine.compact): the threads see the application's task ids (the engine's plus
+ * `base`, the tasks the graph dropped), so records already in a ring stay valid when the
+ * engine's ids shift; ids are translated back as completions are read.
  */
 import { availableParallelism } from 'node:os';
 import type { Engine } from '../core/engine.ts';
@@ -174,7 +174,7 @@ export class ThreadBackend implements Backend {
   private readonly spareCore: boolean;
   /** Recent waits' verdict on spinning: > 0 when they were shorter than the spin. */
   private spinScore = 0;
-  /** Tasks the engine recycled: the threads' task id is the engine's plus this. */
+  /** Tasks the graph dropped (graph.retired): the threads' task id is the engine's plus this. */
   private base = 0;
 
   constructor(o: ThreadBackendOptions) {
@@ -216,6 +216,7 @@ export class ThreadBackend implements Backend {
   /** Gives the backend the engine whose transfer tables its copies read. */
   attach(engine: Engine): void {
     this.engine = engine;
+    this.base = engine.graph.retired;
   }
 
   /** Starts every thread's run loop over its rings (idempotent). */

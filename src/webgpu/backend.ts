@@ -92,7 +92,7 @@ export class WebGpuBackend implements Backend {
   bytesCopied = 0;
   /** Device replicas freed (evicted, or invalidated by a write elsewhere). */
   deviceFrees = 0;
-  /** Tasks the engine recycled: events in flight hold the engine's id plus this. */
+  /** Tasks the graph dropped (graph.retired): events in flight hold the engine's id plus this. */
   private base = 0;
 
   constructor(o: WebGpuBackendOptions) {
@@ -128,6 +128,7 @@ export class WebGpuBackend implements Backend {
   /** Gives the backend the engine whose tables it reads. */
   attach(engine: Engine): void {
     this.engine = engine;
+    this.base = engine.graph.retired;
   }
 
   /** The devices are ready when made: nothing to start. */
