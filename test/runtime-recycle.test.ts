@@ -264,6 +264,42 @@ describe('recycling in a long Runtime session (issue 25)', { timeout: 300_000 },
     }
   });
 
+  test('threads: a task past its time limit after recycling fails, its writes undone, its dependent cancelled', async () => {
+    const rt = await Runtime.create({ cpus: 2 });
+    try {
+      const inc = rt.codelet({ name: 'inc', kernel: { module: KERNELS, export: 'inc' } });
+      const spin = rt.codelet({ name: 'spin', kernel: { module: KERNELS, export: 'spin' }, timeLimit: 0.2 });
+      const x = rt.data(new Float64Array(1), { name: 'x' });
+      const y = rt.data(new Float64Array(4), { name: 'y' });
+      for (let b = 0; b < 2; b++) {
+        for (let i = 0; i < BATCH; i++) rt.submit(inc, [[x, 'RW']]);
+        await rt.wait();
+      }
+      assert.ok(retired(rt) >= BATCH, `recycled ${retired(rt)}`);
+      rt.submit(inc, [[y, 'RW']]);
+      const spinning = rt.submit(spin, [[y, 'RW']], { name: 'SPIN' });
+      const after = rt.submit(inc, [[y, 'RW']], { name: 'AFTER' });
+      await assert.rejects(rt.wait(), (e: unknown) => {
+        assert.ok(e instanceof TaskFailedError);
+        assert.deepEqual(
+          e.failures.map((f) => f.task),
+          [spinning.id],
+        );
+        assert.match(e.message, /^task SPIN \(codelet spin\) failed: it ran past its time limit of 200 ms/);
+        return true;
+      });
+      assert.equal(spinning.id, 2 * BATCH + 1);
+      assert.equal(spinning.state, 'failed');
+      assert.equal(after.state, 'cancelled');
+      assert.deepEqual([...(await rt.acquire(y))], [1, 1, 1, 1], "the spinning task's writes were undone");
+      rt.release(y);
+      assert.deepEqual([...(await rt.acquire(x))], [2 * BATCH]);
+      rt.release(x);
+    } finally {
+      await rt.close();
+    }
+  });
+
   test(
     'webgpu: recycling off and on give the same data and states',
     noAdapter ? { skip: noAdapter } : {},
