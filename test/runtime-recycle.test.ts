@@ -300,6 +300,42 @@ describe('recycling in a long Runtime session (issue 25)', { timeout: 300_000 },
     }
   });
 
+  test('threads: new engines after recycling (a static policy in batches, then a dynamic one) go on counting', async () => {
+    const rt = await Runtime.create({ cpus: 2 });
+    try {
+      const inc = rt.codelet({ name: 'inc', kernel: { module: KERNELS, export: 'inc' } });
+      const a = new Float64Array(1);
+      const x = rt.data(a, { name: 'x' });
+      const tasks: Task[] = [];
+      const batch = (n: number) => {
+        for (let i = 0; i < n; i++) tasks.push(rt.submit(inc, [[x, 'RW']]));
+      };
+      batch(BATCH);
+      await rt.wait();
+      const recycled = retired(rt);
+      assert.ok(recycled >= BATCH / 2, `recycled ${recycled}`);
+      rt.setPolicies('supermatrix');
+      batch(10);
+      const r1 = await rt.wait();
+      assert.equal(r1.scheduler, 'supermatrix');
+      assert.equal(r1.tasks, BATCH + 10);
+      rt.setPolicies('dmdas');
+      batch(BATCH);
+      const r2 = await rt.wait();
+      assert.equal(r2.tasks, 2 * BATCH + 10);
+      assert.ok(retired(rt) > recycled, `recycled ${retired(rt)} after ${recycled}`);
+      assert.deepEqual(
+        tasks.map((t) => t.id),
+        tasks.map((_, i) => i),
+      );
+      assert.ok(tasks.every((t) => t.state === 'finished'));
+      await rt.sync();
+      assert.deepEqual([...a], [2 * BATCH + 10]);
+    } finally {
+      await rt.close();
+    }
+  });
+
   test(
     'webgpu: recycling off and on give the same data and states',
     noAdapter ? { skip: noAdapter } : {},
