@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import type { Engine, EngineObserver, FreeReason } from '../src/core/engine.ts';
+import { type Engine, type EngineObserver, type FreeReason, TransferKind } from '../src/core/engine.ts';
 import { TaskGraph } from '../src/core/graph.ts';
 import { routeOf, soloTransferTime } from '../src/core/platform.ts';
 import type { SchedContext } from '../src/core/policy.ts';
@@ -17,6 +17,7 @@ import { AccessMode, LocusError } from '../src/core/types.ts';
 import { describePlatform } from '../src/platform/describe.ts';
 import { attachDisk, DISK_PRESETS, resolveDisk, withHostMemory } from '../src/platform/disk.ts';
 import { parsePlatformFile, platformToJson } from '../src/platform/schema.ts';
+import { runSweep } from '../src/report/sweep.ts';
 import { testPlatform } from './helpers/platforms.ts';
 import { checkedRun, FixedScheduler } from './helpers/run.ts';
 
@@ -264,6 +265,36 @@ test("dm*'s transfer estimates price a datum only the disk holds as the two copi
   ]);
 });
 
+test("dm*'s prefetch fills host memory from the disk for tasks queued on CPU workers", () => {
+  // Out of core, host memory is one more cache: dmdar prefetches a CPU task's inputs from the
+  // disk when it queues the task (without a disk nothing is prefetched to host memory, which
+  // then holds every datum). 24 independent tasks over 12 data of 1 MB, 4 MB of host memory.
+  const g = new TaskGraph();
+  const k = g.addCodelet({ name: 'k', kinds: ['cpu'] });
+  const data = Array.from({ length: 12 }, () => g.addHandle(1e6));
+  for (let i = 0; i < 24; i++) {
+    g.submit(
+      k,
+      [
+        [data[i % 12]!, R],
+        [data[(i * 5 + 1) % 12]!, R],
+      ],
+      { flops: 1e8 },
+    );
+  }
+  const disk = { name: 'disk', capacity: 1e9, readBandwidth: 5e8, writeBandwidth: 4e8, latency: 1e-4 };
+  const platform = attachDisk(withHostMemory(testPlatform({ gpus: 0, gpuCapacity: 0, cpus: 2 }), 4e6), disk);
+  const host = platform.homeNode;
+  const { checker, stats } = checkedRun(g, platform, { sched: 'dmdar' });
+  assert.deepEqual(checker.violations, []);
+  // No GPU: every prefetch goes into host memory.
+  assert.ok(stats.transfersByKind[TransferKind.PREFETCH]! > 0, 'no prefetch into host memory');
+  assert.ok(stats.peakMemory[host]! <= 4e6);
+  // The same tasks with every datum in host memory: nothing to prefetch there.
+  const ram = checkedRun(g, testPlatform({ gpus: 0, gpuCapacity: 0, cpus: 2 }), { sched: 'dmdar' });
+  assert.equal(ram.stats.transfersByKind[TransferKind.PREFETCH], 0);
+});
+
 describe('locus run --host-mem --disk', () => {
   const locus = (...args: string[]) => {
     const r = spawnSync(process.execPath, ['bin/locus.mjs', ...args], { encoding: 'utf8' });
@@ -353,4 +384,28 @@ describe('locus run --host-mem --disk', () => {
     assert.equal(full.code, 2);
     assert.match(full.err, /^locus: the data \(.*\) do not fit in disk ssd \(9\.54 MiB\): use a larger disk/);
   });
+});
+
+test('a sweep with --host-mem and --disk attaches the disk to the sizes whose data exceed host memory', () => {
+  const spec = {
+    workload: 'cholesky',
+    params: { tileSize: 256 },
+    sizes: [2, 8],
+    policies: ['eager'],
+    platform: 'v100x2',
+    gpus: 1,
+    cpus: 0,
+  };
+  const hostMem = 4 * 256 * 256 * 8;
+  const plain = runSweep({ ...spec, hostMem: 2 ** 30 });
+  const ooc = runSweep({ ...spec, hostMem, disk: 'nvme' });
+  const [small, large] = ooc.rows;
+  assert.equal(small!.bytesFromDisk, 0, 'N = 2 fits in host memory: no disk');
+  assert.equal(small!.makespanS, plain.rows[0]!.makespanS);
+  assert.ok(large!.bytesFromDisk! > 0 && large!.bytesToDisk! >= 0);
+  assert.equal(plain.rows[0]!.bytesToDisk, undefined, 'no disk column without --disk');
+  assert.throws(
+    () => runSweep({ ...spec, disk: 'floppy' }),
+    (e: unknown) => e instanceof LocusError && e.code === 'LOCUS_NAME_UNKNOWN',
+  );
 });

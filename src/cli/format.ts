@@ -1,4 +1,6 @@
 /** Human-readable rendering of a run report for the terminal. */
+
+import type { OutOfCoreStats } from '../exec/runtime-options.ts';
 import { formatBandwidth, formatBytes, formatDuration } from '../platform/units.ts';
 import type { RunReport } from '../trace/report.ts';
 
@@ -134,4 +136,9 @@ export function formatReport(r: RunReport): string {
       : `ran in ${seconds(r.wallS)}`,
   );
   return lines.join('\n');
+}
+
+/** One line for a real run out of core: host buffers against the cap, the disk file and its traffic. */
+export function formatOutOfCore(o: OutOfCoreStats): string {
+  return `out of core: host buffers at most ${formatBytes(o.hostPeakBytes)} of --host-mem ${formatBytes(o.hostMem)}; disk file ${formatBytes(o.diskBytes)} under ${o.path} (removed), ${formatBytes(o.bytesRead)} read, ${formatBytes(o.bytesWritten)} written`;
 }

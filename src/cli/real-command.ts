@@ -6,6 +6,7 @@
  */
 import { SingleBar } from 'cli-progress';
 import type { ClusterSummary } from '../cluster/run-cluster.ts';
+import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
 import { REAL_WORKLOAD_NAMES, type RealRunResult, runWorkload } from '../exec/run-workload.ts';
 import { TaskFailedError } from '../exec/runtime.ts';
@@ -14,12 +15,27 @@ import type { TraceJson } from '../html-report/extract.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import { parsePolicySpec } from '../report/policy-spec.ts';
 import { isInterrupted } from './errors.ts';
-import { formatReport } from './format.ts';
+import { formatOutOfCore, formatReport } from './format.ts';
 import { Interrupt } from './interrupt.ts';
 import { checkOptionTable, runKind } from './option-table.ts';
 import type { RunOptions } from './run-command.ts';
 import { checkHtmlFile, checkTraceFile, workloadParams, writeTraceFile } from './run-inputs.ts';
 import { schedulerOptionsFrom } from './sim-options.ts';
+
+/**
+ * `--disk` of a real run: a disk node of the platform file by name (its `path`, and its
+ * capacity), else a directory. Throws a one-line LocusError for a disk node without a path.
+ */
+export function realDisk(value: string, platform: Platform): { path: string; capacity?: number } {
+  const node = platform.disks?.find((d) => d.name === value);
+  if (node === undefined) return { path: value };
+  if (node.path === undefined)
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `--disk ${value}: disk node ${value} of platform ${platform.name} has no "path" for a real run: give it one in the platform file (the directory for its file), or give --disk DIR`,
+    );
+  return { path: node.path, capacity: node.capacity };
+}
 
 /** Runs the application; resolves with the exit code. */
 export async function realRunCommand(o: RunOptions): Promise<number> {
@@ -45,6 +61,11 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',
       "--check-accesses applies to the threads backend (WebGPU's GPU tasks cannot be checked)",
+    );
+  if (o.backend === 'webgpu' && (o.hostMem !== undefined || o.disk !== undefined))
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      `${o.disk !== undefined ? '--disk' : '--host-mem'} applies to the threads backend (out of core runs on worker threads), not --backend webgpu`,
     );
   if (o.backend === 'webgpu') return (await import('../webgpu/command.ts')).webgpuRunCommand(o);
   if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {
@@ -108,6 +129,9 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       schedulerOptions: schedulerOptionsFrom(o),
       eviction: policy.eviction ?? o.eviction ?? 'lru',
       seed: o.seed,
+      // Out of core: host memory capped, the disk's file in the directory --disk names.
+      ...(o.hostMem !== undefined ? { hostMem: o.hostMem } : {}),
+      ...(o.disk !== undefined ? { disk: realDisk(o.disk, platform) } : {}),
       throttle: o.throttle,
       checkAccesses: o.checkAccesses,
       taskTimeLimit: o.taskTimeLimit,
@@ -172,6 +196,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
     kernels,
     residual: result.residual ?? null,
     backwardError: result.backwardError ?? null,
+    ...(result.outOfCore ? { outOfCore: result.outOfCore } : {}),
     ...(result.cluster ? { rank: result.rank, cluster: result.cluster } : {}),
   };
   let html: string | undefined;
@@ -184,6 +209,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
     process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
   } else {
     process.stdout.write(`${formatReport(report)}\nkernels: ${kernels}\n`);
+    if (result.outOfCore) process.stdout.write(`${formatOutOfCore(result.outOfCore)}\n`);
     if (result.cluster) {
       const { formatClusterSummary } = await import('../cluster/run-cluster.ts');
       process.stdout.write(`${formatClusterSummary(result.cluster)}\n`);

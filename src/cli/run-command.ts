@@ -111,9 +111,12 @@ export interface RunOptions extends SimulationFlags {
   gpus?: number;
   cpus?: number;
   gpuMem?: number;
-  /** --host-mem: host memory's capacity in bytes (simulations). */
+  /** --host-mem: host memory's capacity in bytes (simulations; real runs out of core). */
   hostMem?: number;
-  /** --disk: a disk preset or a disk node of the platform file (simulations, out of core). */
+  /**
+   * --disk: out of core, a disk preset or a disk node of the platform file (simulations), a
+   * directory for the disk's file (real runs).
+   */
   disk?: string;
   /** Real runs: threads (default) or webgpu. */
   backend?: string;

@@ -89,7 +89,7 @@ export function registerRunCommand(cmd: Command): void {
     .option('--host-mem <size>', 'cap host memory (e.g. 4GiB); data beyond it need --disk', size)
     .option(
       '--disk <name>',
-      'out of core: a disk below host memory, used when the data exceed it (a preset: nvme; or a disk node of the platform file)',
+      'out of core: a disk below host memory; simulated, used when the data exceed it (a preset: nvme; or a disk node of the platform file); --mode real: a directory for its file',
     )
     .optionsGroup('Scheduling:')
     .option(

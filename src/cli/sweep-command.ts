@@ -56,6 +56,9 @@ export interface SweepOptions extends SimulationFlags {
   gpus?: number;
   cpus?: number;
   gpuMem?: number;
+  /** --host-mem and --disk: out of core (see `locus run`). */
+  hostMem?: number;
+  disk?: string;
   noise?: number;
   chargeScheduling?: boolean;
   priorities?: string;
@@ -121,6 +124,11 @@ export function registerSweepCommand(program: Command): void {
     .option('--gpus <n>', 'GPUs of the preset to use', naturalInt)
     .option('--cpus <n>', 'CPU cores that compute', naturalInt)
     .option('--gpu-mem <size>', 'cap every GPU memory (e.g. 500MiB, 2GB)', size)
+    .option('--host-mem <size>', 'cap host memory (e.g. 1GiB); data beyond it need --disk', size)
+    .option(
+      '--disk <name>',
+      'out of core: a disk below host memory for the sizes whose data exceed it (a preset: nvme; or a disk node of the platform file)',
+    )
     .option('--noise <x>', 'relative spread of task durations, in [0, 1) (default 0)', noiseValue)
     .option('--charge-scheduling', "add the schedulers' measured decision time to the workers' time")
     .option('--no-charge-scheduling', 'do not charge it (the default without --figure)')
@@ -184,6 +192,8 @@ export function sweepFromOptions(o: SweepOptions): { spec: SweepSpec; title: str
     gpus: o.gpus ?? base.gpus,
     cpus: o.cpus ?? base.cpus,
     gpuMem: o.gpuMem ?? base.gpuMem,
+    ...(o.hostMem !== undefined ? { hostMem: o.hostMem } : {}),
+    ...(o.disk !== undefined ? { disk: o.disk } : {}),
     noise: o.noise ?? base.noise,
     chargeScheduling: o.chargeScheduling ?? base.chargeScheduling,
     priorities: (o.priorities as SweepSpec['priorities']) ?? base.priorities,

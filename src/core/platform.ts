@@ -114,6 +114,8 @@ export interface DiskSpec {
   readonly writeBandwidth: number;
   /** Latency paid once by every read or write, seconds. */
   readonly latency: number;
+  /** Real runs: the directory holding the disk's file (`locus run --mode real --disk NAME`). */
+  readonly path?: string;
 }
 
 /** The nodes of a cluster and the network joining them (SI units). */

@@ -31,8 +31,8 @@ export class WorkerThread {
   thread: Worker;
   /** The data port (buffers to the worker, failure messages back). */
   port: MessagePort;
-  /** Buffer ids this thread has been told about. */
-  known = new Uint8Array(64);
+  /** The buffer this thread has been told about for each id (an id may get a new buffer). */
+  known: (SharedArrayBuffer | undefined)[] = [];
   /** Set when the thread exited; the exit code. */
   exitCode: number | undefined;
   private replies: ((m: WorkerReply) => void)[] = [];
@@ -70,7 +70,7 @@ export class WorkerThread {
       this.onExit?.(code);
     });
     this.exitCode = undefined;
-    this.known = new Uint8Array(64);
+    this.known = [];
     if (!this.held) thread.unref();
     return { thread, port: channel.port1 };
   }
@@ -108,13 +108,8 @@ export class WorkerThread {
 
   /** Makes sure the thread knows buffer `id` before a task record refers to it. */
   announce(id: number, buffer: SharedArrayBuffer, dtype: number): void {
-    if (id >= this.known.length) {
-      const k = new Uint8Array(Math.max(id + 1, this.known.length * 2));
-      k.set(this.known);
-      this.known = k;
-    }
-    if (this.known[id] === 1) return;
-    this.known[id] = 1;
+    if (this.known[id] === buffer) return;
+    this.known[id] = buffer;
     this.port.postMessage({ type: 'buffer', id, buffer, dtype } satisfies BufferMessage);
   }
 

@@ -14,7 +14,7 @@ import type { RunReport } from '../trace/report.ts';
 import { formatBytes } from '../workloads/common.ts';
 import { WORKLOADS } from '../workloads/index.ts';
 import type { WorkloadParams } from '../workloads/types.ts';
-import type { Runtime, RuntimeOptions } from './runtime.ts';
+import type { OutOfCoreStats, Runtime, RuntimeOptions } from './runtime.ts';
 import { RuntimeSubmitter } from './runtime-submitter.ts';
 import { SequentialSubmitter } from './sequential-submitter.ts';
 import {
@@ -69,6 +69,8 @@ export interface RealRunResult {
   backwardError?: number;
   /** One line describing the problem ("cholesky 6x6 tiles of 32, double"). */
   workload: string;
+  /** Out of core: the host memory cap, the most host buffers held, the disk's traffic. */
+  outOfCore?: OutOfCoreStats;
 }
 
 /** Names of the workloads that run for real. */
@@ -138,7 +140,9 @@ export async function runWorkload(name: string, o: RealRunOptions): Promise<Real
     await rt.sync();
     if (o.onTrace && rt.trace) o.onTrace(rt.trace.toJSON());
     report.workload = workload;
-    if (!o.check) return { report, workload };
+    const outOfCore = rt.outOfCore;
+    const ooc = outOfCore === undefined ? {} : { outOfCore };
+    if (!o.check) return { report, workload, ...ooc };
     const sequential = new SequentialSubmitter(real.backwardError !== undefined);
     generator.submit(sequential, instance);
     const residual = relativeDifference(submitter.arrays, sequential.arrays);
@@ -152,7 +156,13 @@ export async function runWorkload(name: string, o: RealRunOptions): Promise<Real
             byName(submitter.names, submitter.arrays),
           )
         : undefined;
-    return { report, workload, residual, ...(backwardError === undefined ? {} : { backwardError }) };
+    return {
+      report,
+      workload,
+      residual,
+      ...(backwardError === undefined ? {} : { backwardError }),
+      ...ooc,
+    };
   } finally {
     if (owned) await rt.close();
   }

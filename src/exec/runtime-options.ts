@@ -9,6 +9,29 @@ import type { WorkerKind } from '../core/types.ts';
 import type { SchedulerOptions } from '../sched/index.ts';
 import type { DType } from './protocol.ts';
 
+/** RuntimeOptions.disk: a disk below host memory (out of core). */
+export interface OutOfCoreDisk {
+  /** Real mode: the directory holding the disk's file (required there). */
+  path?: string | undefined;
+  /** Bytes the disk may hold, or a size string ("64GiB"). */
+  capacity?: number | string | undefined;
+}
+
+/** Out of core, what a real runtime measured (Runtime.outOfCore). */
+export interface OutOfCoreStats {
+  /** The directory given (RuntimeOptions.disk.path). */
+  path: string;
+  /** The host memory cap, bytes. */
+  hostMem: number;
+  /** The most bytes of host buffers (in use and pooled) the runtime held at once. */
+  hostPeakBytes: number;
+  /** Bytes the disk file took (every datum's region, reserved at registration). */
+  diskBytes: number;
+  /** Bytes read from and written to the disk during the run (registration excluded). */
+  bytesRead: number;
+  bytesWritten: number;
+}
+
 /** An access mode as the API spells it. */
 export type Mode = 'R' | 'W' | 'RW';
 
@@ -170,6 +193,20 @@ export interface RuntimeOptions {
   gpus?: number | undefined;
   /** Memory of every GPU / emulated device, bytes or a size string ("8MiB"). */
   gpuMemory?: number | string | undefined;
+  /**
+   * Out of core (with `disk`): host memory's capacity, bytes or a size string ("1MiB"). The
+   * runtime's copies of data in RAM (host replicas, in use and pooled) stay within it; the
+   * application's own arrays are not counted (docs/api.md, out of core).
+   */
+  hostMem?: number | string | undefined;
+  /**
+   * Out of core: a disk below host memory, every datum's home. Real mode: `path` is a directory
+   * in which the runtime makes a folder of its own for one file (removed at close, also after
+   * a failure and when the process exits); `capacity` caps the bytes it may take there (default:
+   * the file system's free space). Simulated mode: a disk at the NVMe figures of
+   * DISK_PRESETS.nvme, `capacity` default 2 TB, `path` unused.
+   */
+  disk?: OutOfCoreDisk | undefined;
   /**
    * Scheduling policy name or object. Default: 'lws' on real backends (threads, webgpu: StarPU's
    * default, locality work stealing), 'eager' simulated (as simulate() and `locus run`).

@@ -46,7 +46,9 @@ import { buildReport, type RunReport } from '../trace/report.ts';
 import type { LogicalDevice } from '../webgpu/device.ts';
 import type { WebGpuKernel } from '../webgpu/kernel.ts';
 import { BufferStore } from './buffers.ts';
+import type { DiskFiles } from './disk-files.ts';
 import { TiledMatrix, type TypedMatrix } from './matrix.ts';
+import { outOfCore } from './out-of-core.ts';
 import { WorkerPool } from './pool.ts';
 import { DTYPES, type DType, type KernelRef } from './protocol.ts';
 import { dropFront, dropPayloads, dropStates } from './recycle.ts';
@@ -64,6 +66,7 @@ import type {
   DataOptions,
   GpuImplementation,
   Mode,
+  OutOfCoreStats,
   RuntimeOptions,
   SubmitOptions,
   WaitOptions,
@@ -106,7 +109,11 @@ export class Runtime {
   /** The Chrome trace of the runtime's tasks so far, when RuntimeOptions.trace is set. */
   trace: ChromeTrace | undefined;
   private options: RuntimeOptions;
-  private readonly store = new BufferStore();
+  private readonly store: BufferStore;
+  /** Out of core: the host memory cap (bytes). */
+  private readonly hostMem: number | undefined;
+  /** Out of core: copies of acquired data read from the disk, and whether they go back to it. */
+  private readonly staged = new Map<number, { view: DataArray; write: boolean }>();
   private readonly names: (string | undefined)[] = [];
   private readonly codelets: { spec: CodeletSpec; kernel: number }[] = [];
   private readonly kernels: KernelRef[] = [];
@@ -177,7 +184,11 @@ export class Runtime {
     options: RuntimeOptions,
     platform: Platform,
     backend: 'threads' | 'webgpu' | 'simulated',
+    disk?: DiskFiles,
+    hostMem?: number,
   ) {
+    this.store = new BufferStore(disk, hostMem);
+    this.hostMem = hostMem;
     this.options = options;
     this.platform = platform;
     this.backendName = backend;
@@ -236,7 +247,7 @@ export class Runtime {
       );
     }
     const gpuMem = typeof options.gpuMemory === 'string' ? parseSize(options.gpuMemory) : options.gpuMemory;
-    const platform =
+    const resolved =
       typeof options.platform === 'object'
         ? options.platform
         : resolvePlatform(options.platform ?? 'local', {
@@ -244,15 +255,34 @@ export class Runtime {
             gpus: options.gpus,
             gpuMem,
           });
+    if (backend === 'webgpu' && options.disk !== undefined)
+      throw new LocusError(
+        'LOCUS_OPTION_CONFLICT',
+        "RuntimeOptions.disk: out of core runs on the threads backend (or simulated), not 'webgpu'",
+      );
+    // Out of core: host memory capped, a disk attached (and, in real mode, its file made).
+    const ooc = outOfCore(options, resolved, mode === 'real');
+    const platform = ooc.platform;
+    try {
+      return await Runtime.open({ ...options, mode, backend }, platform, backend, ooc.disk, ooc.hostMem);
+    } catch (e) {
+      ooc.disk?.removeSync();
+      throw e;
+    }
+  }
+
+  /** Create's second half: the runtime on its resolved platform, threads and devices started. */
+  private static async open(
+    options: RuntimeOptions & { mode: 'real' | 'simulated' },
+    platform: Platform,
+    backend: 'threads' | 'webgpu' | 'simulated',
+    disk: DiskFiles | undefined,
+    hostMem: number | undefined,
+  ): Promise<Runtime> {
+    const mode = options.mode;
     // The options as the sessions read them: the mode the backend implies.
-    const rt = new Runtime({ ...options, mode, backend }, platform, backend);
+    const rt = new Runtime(options, platform, backend, disk, hostMem);
     if (mode === 'real') {
-      if (platform.nodes.some((n) => n.kind === 'disk')) {
-        throw new LocusError(
-          'LOCUS_OPTION_CONFLICT',
-          `platform ${platform.name} has a disk attached: real runs out of core are not implemented yet (simulate it: mode 'simulated')`,
-        );
-      }
       if (platform.workers.length > 256) {
         throw new LocusError(
           'LOCUS_PLATFORM_INVALID',
@@ -341,10 +371,34 @@ export class Runtime {
     return m;
   }
 
-  /** The runtime's home copy of `d`: up to date while `d` is acquired, after sync() and close(). */
+  /**
+   * The runtime's home copy of `d`: up to date while `d` is acquired, after sync() and close().
+   * Out of core the home copy is on the disk: only an acquired datum can be read (its copy).
+   */
   read(d: Data): DataArray {
     this.checkData(d, 'read');
-    return this.store.view(this.store.home[d.id]!);
+    if (this.store.disk === undefined) return this.store.view(this.store.home[d.id]!);
+    const staged = this.staged.get(d.id);
+    if (staged === undefined)
+      throw new LocusError(
+        'LOCUS_STATE_INVALID',
+        `read: out of core, ${d.name}'s home copy is on the disk: acquire it first (or read its registered array after sync())`,
+      );
+    return staged.view;
+  }
+
+  /** Out of core (real mode): the host memory cap, the most host buffers held, the disk's traffic. */
+  get outOfCore(): OutOfCoreStats | undefined {
+    const disk = this.store.disk;
+    if (disk === undefined) return undefined;
+    return {
+      path: disk.path,
+      hostMem: this.hostMem ?? this.platform.nodes[this.platform.homeNode]!.capacity,
+      hostPeakBytes: this.store.hostPeak,
+      diskBytes: disk.reserved,
+      bytesRead: disk.bytesRead,
+      bytesWritten: disk.bytesWritten,
+    };
   }
 
   private addHandle(
@@ -358,10 +412,10 @@ export class Runtime {
     if (!Number.isInteger(length) || length < 1) {
       throw new LocusError('LOCUS_DATA_INVALID', `data length must be a positive integer (got ${length})`);
     }
-    const id = this.store.addHandle(dtype, length, init);
+    const id = this.store.addHandle(dtype, length, init, name ?? `data${this.store.handleCount}`);
     const label = name ?? `data${id}`;
     this.names.push(label);
-    const g = this.graph.addHandle(Math.max(1, this.store.buffers[this.store.home[id]!]!.byteLength), {
+    const g = this.graph.addHandle(Math.max(1, this.store.handleBytes[id]!), {
       name: label,
       ...(discard ? { discard: true } : {}),
     });
@@ -371,7 +425,7 @@ export class Runtime {
 
   private describe(id: number): Data {
     const dtype = DTYPES[this.store.handleDtype[id]!]!;
-    const length = this.store.buffers[this.store.home[id]!]!.byteLength / bytesOf(dtype);
+    const length = this.store.handleBytes[id]! / bytesOf(dtype);
     const d: Data = Object.freeze({ id, name: this.names[id]!, dtype, length });
     owners.set(d, this);
     return d;
@@ -658,6 +712,13 @@ export class Runtime {
    * would modify it (or, for 'RW', access it at all) wait.
    */
   async acquire(d: Data, mode: 'R' | 'RW' = 'R'): Promise<DataArray> {
+    const m = await this.hold(d, mode);
+    if (this.store.disk !== undefined) return this.stage(d.id, m);
+    return this.store.view(this.store.home[d.id]!);
+  }
+
+  /** acquire() but for the array it resolves with: d is held, its home copy valid. */
+  private async hold(d: Data, mode: 'R' | 'RW'): Promise<AccessMode> {
     this.checkOpen();
     this.checkData(d, 'acquire');
     const m = MODES[mode];
@@ -677,7 +738,50 @@ export class Runtime {
     this.schedulePump();
     await got;
     this.throwFatal();
-    return this.store.view(this.store.home[d.id]!);
+    return m;
+  }
+
+  /**
+   * Out of core: h's home copy (on the disk, valid there) into its registered array: read
+   * straight into it, or for a matrix tile through one datum's buffer.
+   */
+  private async loadBack(h: number): Promise<void> {
+    const t = this.mirrorOf[h]?.target;
+    if (t !== undefined && t.byteLength === this.store.handleBytes[h]) {
+      await this.store.disk!.read(h, new Uint8Array(t.buffer, t.byteOffset, t.byteLength));
+      return;
+    }
+    if (this.matrices.length === 0) return;
+    await this.stage(h, AccessMode.R);
+    this.copyBack([h]);
+    this.unstage(h);
+  }
+
+  /**
+   * Out of core: reads h's home copy (valid on the disk: it is acquired) into a new array the
+   * application holds until release, which writes it back when acquired for writing.
+   */
+  private async stage(h: number, mode: AccessMode): Promise<DataArray> {
+    const Ctor = [Float64Array, Float32Array, Int32Array, Uint8Array][this.store.handleDtype[h]!]!;
+    const view = new Ctor(this.store.handleBytes[h]! / Ctor.BYTES_PER_ELEMENT);
+    await this.store.disk!.read(h, new Uint8Array(view.buffer));
+    this.staged.set(h, { view, write: (mode & AccessMode.W) !== 0 });
+    return view;
+  }
+
+  /**
+   * Out of core: ends h's staged copy; one acquired for writing goes back to the disk, ahead of
+   * any later read of h (the disk's operations on a handle run in order).
+   */
+  private unstage(h: number): void {
+    const staged = this.staged.get(h);
+    if (staged === undefined) return;
+    this.staged.delete(h);
+    if (!staged.write) return;
+    const v = staged.view;
+    this.store.disk!.write(h, new Uint8Array(v.buffer, v.byteOffset, v.byteLength)).catch((e: unknown) => {
+      this.setFatal(e);
+    });
   }
 
   /**
@@ -703,6 +807,7 @@ export class Runtime {
     this.schedulePump();
     const data = got.then(() => {
       this.throwFatal();
+      if (this.store.disk !== undefined) return this.stage(d.id, m);
       return this.store.view(this.store.home[d.id]!);
     });
     return { ticket, data };
@@ -716,6 +821,7 @@ export class Runtime {
     this.tickets.delete(ticket);
     this.holding--;
     this.copyBack([h]);
+    this.unstage(h);
     const s = this.session!;
     s.engine.release(ticket - this.graph.retired, s.backend.now());
     s.driver.execute();
@@ -731,6 +837,7 @@ export class Runtime {
     this.held.delete(d.id);
     this.holding--;
     this.copyBack([d.id]);
+    this.unstage(d.id);
     const s = this.session!;
     s.engine.release(task - this.graph.retired, s.backend.now());
     s.driver.execute();
@@ -748,6 +855,20 @@ export class Runtime {
     // Nothing running or acquired: a datum whose home copy is valid needs no acquisition (no
     // task in the graph), only its copy into the registered array.
     const s = this.session;
+    if (this.store.disk !== undefined) {
+      // Out of core: one datum at a time (acquired, read from the disk into its array).
+      for (const h of handles) {
+        const d = this.describe(h);
+        await this.hold(d, 'R');
+        try {
+          await this.loadBack(h);
+        } finally {
+          this.release(d);
+        }
+        this.written.delete(h);
+      }
+      return;
+    }
     if (s !== undefined && this.lowWater >= this.graph.taskCount && this.holding === 0 && !this.fatal) {
       const home = this.platform.homeNode;
       const atHome: number[] = [];
@@ -832,6 +953,8 @@ export class Runtime {
       this.closed = true;
       await this.pool?.close();
       for (const d of this.gpu?.devices.values() ?? []) d.dispose();
+      // Out of core: the disk's folder goes, after a failure too.
+      await this.store.disk?.remove();
     }
     // A runtime error no promise or callback of the application received: close() reports it.
     if (!this.fatalDelivered) this.throwFatal();
@@ -1130,7 +1253,10 @@ export class Runtime {
       this.throwFatal();
       await s.backend.stop();
     }
-    this.copyBack([...this.written]);
+    if (this.store.disk !== undefined) {
+      // Out of core: every datum is home on the disk; one at a time into the registered arrays.
+      for (const h of [...this.written]) await this.loadBack(h);
+    } else this.copyBack([...this.written]);
     this.saveSamples();
     this.session = undefined;
   }
@@ -1168,15 +1294,22 @@ export class Runtime {
     else process.stderr.write(`locus: warning: ${message}\n`);
   }
 
-  /** Copies the home copies of `handles` back into the registered arrays and matrices. */
+  /**
+   * Copies the home copies of `handles` back into the registered arrays and matrices (out of
+   * core: their staged copies, the data being acquired).
+   */
   private copyBack(handles: readonly number[]): void {
+    const disk = this.store.disk !== undefined;
+    if (disk) handles = handles.filter((h) => this.staged.has(h));
+    const home = (h: number): DataArray =>
+      disk ? this.staged.get(h)!.view : this.store.view(this.store.home[h]!);
     for (const h of handles) {
       const m = this.mirrorOf[h];
-      if (m && !this.store.inPlace(h, m.target)) m.target.set(this.store.view(this.store.home[h]!) as never);
+      if (m && !this.store.inPlace(h, m.target)) m.target.set(home(h) as never);
     }
-    if (this.matrices.length > 0) {
+    if (this.matrices.length > 0 && handles.length > 0) {
       const set = new Set(handles);
-      for (const m of this.matrices) m.copyOut(set, (id) => this.store.view(this.store.home[id]!));
+      for (const m of this.matrices) m.copyOut(set, home);
     }
   }
 }

@@ -112,7 +112,9 @@ export function openSession(setup: SessionSetup): Session {
     hooks: setup.hooks,
   });
   const { engine, backend, driver, stats } = run;
-  setup.store.useNodes(platform.nodes.length, platform.homeNode);
+  // Out of core the disk node is every handle's home, as the engine makes it (src/platform/disk.ts).
+  const disk = platform.nodes.findIndex((n) => n.kind === 'disk');
+  setup.store.useNodes(platform.nodes.length, disk >= 0 ? disk : platform.homeNode, platform.homeNode);
   engine.open(backend.now(), setup.from);
   backend.start();
   return {

@@ -15,6 +15,12 @@
  * thread that exits fails the task it was running and is replaced, and the new thread goes on
  * with the records after it. The engine cancels the dependents of a failed task.
  *
+ * Out of core (issue 30): copies to and from the platform's disk node are reads and writes of
+ * the store's DiskFiles, asynchronous (libuv's thread pool); each completes when its I/O does,
+ * and the main thread waits through the event loop while any is in flight. A failed read or
+ * write stops the run with its one-line error (LOCUS_DISK_FULL, LOCUS_DISK_UNUSABLE); the copy
+ * never completes, so the engine frees no replica it was writing out.
+ *
  * Time limits: a task with one (TaskPayloads.timeLimit) gets a copy of the buffers it writes
  * when it is queued; each thread publishes which kernel it runs since when, and a kernel
  * that runs past its task's limit has its thread terminated (a spinning kernel cannot be
@@ -32,7 +38,7 @@ import type { Platform } from '../core/platform.ts';
 import { AccessMode, LocusError } from '../core/types.ts';
 import type { Backend, EventSink } from '../drive/backend.ts';
 import { formatDuration } from '../platform/units.ts';
-import type { BufferStore } from './buffers.ts';
+import { type BufferStore, EMPTY } from './buffers.ts';
 import type { WorkerPool } from './pool.ts';
 import {
   ACCESS_MODE_SHIFT,
@@ -174,6 +180,12 @@ export class ThreadBackend implements Backend {
   private readonly spareCore: boolean;
   /** Recent waits' verdict on spinning: > 0 when they were shorter than the spin. */
   private spinScore = 0;
+  /** Out of core: the disk node (-1: none), disk copies in flight, done, and the first error. */
+  private readonly diskNode: number;
+  private ioPending = 0;
+  private readonly ioDone: number[] = [];
+  private readonly ioStart: number[] = [];
+  private ioError: unknown;
   /** Tasks the graph dropped (graph.retired): the threads' task id is the engine's plus this. */
   private base = 0;
 
@@ -187,6 +199,9 @@ export class ThreadBackend implements Backend {
     this.blocking = o.blocking ?? true;
     this.spareCore = availableParallelism() > (o.workers?.length ?? this.p.workers.length);
     this.workerOf = o.workers ?? this.p.workers.map((_, w) => w);
+    this.diskNode = this.p.nodes.findIndex((n) => n.kind === 'disk');
+    if (this.diskNode >= 0 && this.store.disk === undefined)
+      throw new Error('a platform with a disk node needs a buffer store with its DiskFiles');
     this.threadOf = new Int32Array(this.p.workers.length).fill(-1);
     this.workerOf.forEach((w, t) => {
       this.threadOf[w] = t;
@@ -304,6 +319,7 @@ export class ThreadBackend implements Backend {
     const s1 = pl.argStart.data[task + 1]!;
     const rec = this.record;
     rec.length = 0;
+    if (store.dropped.length > 0) this.dropBuffers();
     const kernel = pl.kernel.data[task]!;
     const limited = pl.timeLimit !== undefined && pl.timeLimit.data[task]! > 0 && kernel >= 0;
     const checked = this.checkAccesses && kernel >= 0;
@@ -378,10 +394,20 @@ export class ThreadBackend implements Backend {
     this.nextDeadline = next;
   }
 
+  /** Out of core: tells every thread to let go of the host buffers the store gave up. */
+  private dropBuffers(): void {
+    for (const id of this.store.dropped.splice(0))
+      for (const t of this.pool.threads) t.announce(id, EMPTY, 3);
+  }
+
   copy(id: number): void {
     const e = this.engine;
     const src = e.trSrc.data[id]!;
     const dst = e.trDst.data[id]!;
+    if (src === this.diskNode || dst === this.diskNode) {
+      this.diskCopy(id, e.trHandle.data[id]!, src, dst);
+      return;
+    }
     const bytes = this.store.copy(e.trHandle.data[id]!, src, dst);
     if (!this.throttle) {
       this.finishedCopies.push(id);
@@ -411,6 +437,29 @@ export class ThreadBackend implements Backend {
     starts[k] = start;
   }
 
+  /** Out of core: copy `id` of handle h between the disk and `src` or `dst`, asynchronously. */
+  private diskCopy(id: number, h: number, src: number, dst: number): void {
+    const store = this.store;
+    const disk = store.disk!;
+    const start = this.now();
+    const reading = src === this.diskNode;
+    const bytes = store.byteView(store.replica(h, reading ? dst : src));
+    this.ioPending++;
+    (reading ? disk.read(h, bytes) : disk.write(h, bytes)).then(
+      () => {
+        this.ioPending--;
+        this.ioDone.push(id);
+        this.ioStart.push(start);
+        this.ring();
+      },
+      (err: unknown) => {
+        this.ioPending--;
+        this.ioError ??= err;
+        this.ring();
+      },
+    );
+  }
+
   urgent(): void {
     // Copies are not prioritised in real mode: they are done at once (or on their link's time).
   }
@@ -425,6 +474,8 @@ export class ThreadBackend implements Backend {
     if (this.limited) this.checkLimits();
     // Copies done at once complete first (they were issued by the previous event).
     delivered += this.deliverCopies(sink);
+    if (this.ioError !== undefined) throw this.ioError;
+    if (this.ioDone.length > 0) delivered += this.deliverDiskCopies(sink);
     while (this.dead.length > 0) delivered += this.handleDead(this.dead.shift()!, sink);
     const nw = this.rings.length;
     for (let w = 0; w < nw; w++) {
@@ -452,6 +503,19 @@ export class ThreadBackend implements Backend {
       }
     }
     return delivered;
+  }
+
+  /** Out of core: completes the disk copies whose I/O is done. */
+  private deliverDiskCopies(sink: EventSink): number {
+    let n = 0;
+    for (let i = 0; i < this.ioDone.length; i++) {
+      sink.transferFinished(this.ioDone[i]!, this.ioStart[i]!);
+      n++;
+      n += this.deliverCopies(sink);
+    }
+    this.ioDone.length = 0;
+    this.ioStart.length = 0;
+    return n;
   }
 
   /** Completes the copies done at once (issued by the events just delivered). */
@@ -553,12 +617,13 @@ export class ThreadBackend implements Backend {
         return RESOLVED;
       }
     }
-    if (this.finishedCopies.length > 0 || this.dead.length > 0) return RESOLVED;
+    if (this.finishedCopies.length > 0 || this.dead.length > 0 || this.ioDone.length > 0) return RESOLVED;
     let wait = this.timerAt.length > 0 ? Math.max(0, (this.timerAt[0]! - this.now()) * 1000) : 50;
     // Wake up for the next time limit too (a spinning kernel rings no bell).
     if (this.limited && this.nextDeadline !== Number.POSITIVE_INFINITY)
       wait = Math.min(wait, Math.max(0, (this.nextDeadline - this.now()) * 1000) + 1);
-    if (!this.blocking) return this.waitBellAsync(seen, wait);
+    // Disk I/O completes through the event loop: never block it while some is in flight.
+    if (!this.blocking || this.ioPending > 0) return this.waitBellAsync(seen, wait);
     Atomics.store(bell, BELL_SLEEP, 1);
     // Block first: a worker's completion wakes this thread at once. The driver yields to the
     // event loop every few ms of activity, so other events are delayed by BLOCK_MS at most.

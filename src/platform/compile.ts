@@ -40,10 +40,11 @@ export function compileParsed(spec: ParsedPlatformFile, source: string, defaultN
         readBandwidth: n.readBandwidth!,
         writeBandwidth: n.writeBandwidth!,
         latency: n.latency ?? 0,
+        ...(n.path !== undefined ? { path: n.path } : {}),
       });
       return;
     }
-    for (const f of ['readBandwidth', 'writeBandwidth', 'latency'] as const) {
+    for (const f of ['readBandwidth', 'writeBandwidth', 'latency', 'path'] as const) {
       if (n[f] !== undefined) fail(`memoryNodes[${i}].${f}`, `only a disk node has a ${f}`);
     }
     nodeIndex.set(n.name, nodes.length);

@@ -35,6 +35,8 @@ export interface MemoryNodeSpec {
   writeBandwidth?: Quantity;
   /** Disk only (optional, default 0): latency of every read or write ("45us"). */
   latency?: Quantity;
+  /** Disk only (optional): the directory a real run keeps the disk's file in ("/scratch"). */
+  path?: string;
 }
 
 /** A worker (or, with `count`, a group of identical workers) of a platform file. */
@@ -262,6 +264,7 @@ export const platformFileSchema = z.strictObject({
         kind: z.enum(['host', 'gpu', 'disk']),
         capacity,
         readBandwidth: bandwidth.optional(),
+        path: z.string().min(1).optional(),
         writeBandwidth: bandwidth.optional(),
         latency,
       }),

@@ -191,6 +191,7 @@ export function platformToJson(p: Platform): string {
         readBandwidth: exactBandwidth(d.readBandwidth),
         writeBandwidth: exactBandwidth(d.writeBandwidth),
         latency: exactDuration(d.latency),
+        ...(d.path !== undefined ? { path: d.path } : {}),
       })),
     ],
     workers: workerSpecs(p),

@@ -121,6 +121,8 @@ export function sweepSettings(s: ResolvedSweep): Record<string, unknown> {
     priorities: s.priorities,
     cpus: s.cpus,
     gpus: s.gpus,
+    hostMem: s.hostMem,
+    disk: s.disk,
     ...runSettings(s),
   };
   return JSON.parse(JSON.stringify(settings)) as Record<string, unknown>;

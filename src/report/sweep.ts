@@ -12,6 +12,7 @@
  *
  * Over 500 lines: the sweep loop, its resumable rows and the aggregation share one row model.
  */
+import type { TaskGraph } from '../core/graph.ts';
 import type { Platform } from '../core/platform.ts';
 import {
   checkSchedulerOptions,
@@ -19,6 +20,7 @@ import {
   unreadSchedulerOptions,
 } from '../core/scheduler-option-readers.ts';
 import { LocusError } from '../core/types.ts';
+import { attachDisk, resolveDisk, withHostMemory } from '../platform/disk.ts';
 import { resolvePlatform } from '../platform/presets.ts';
 import type { SchedulerOptions } from '../sched/index.ts';
 import { type RunSettings, simulate } from '../sim/simulate.ts';
@@ -53,6 +55,13 @@ export interface SweepSpec extends RunSettings {
   chargeScheduling?: boolean;
   /** Task priorities: none (default) or bottom-level (set once per size, before every run). */
   priorities?: 'none' | 'bottom-level';
+  /** Out of core: host memory's capacity, bytes (`--host-mem`). */
+  hostMem?: number;
+  /**
+   * Out of core: a disk preset or a disk node of the platform file (`--disk`), attached below
+   * host memory for the sizes whose data exceed it (as `locus run --disk` does).
+   */
+  disk?: string;
 }
 
 /** One simulated run. */
@@ -88,6 +97,12 @@ export interface SweepRow {
   schedulingS: number;
   /** Wall-clock seconds the simulation took. */
   wallS: number;
+  /**
+   * Out of core (a sweep with a disk): bytes written to and read from the disk, 0 for a size
+   * whose data fit in host memory. Absent without a disk (and not in runs.csv).
+   */
+  bytesToDisk?: number;
+  bytesFromDisk?: number;
 }
 
 /** The columns of runs.csv, in order. */
@@ -209,6 +224,8 @@ export interface ResolvedSweep {
   cleanFirst?: boolean;
   minClean?: number;
   targetClean?: number;
+  hostMem?: number;
+  disk?: string;
 }
 
 /** A finished sweep. */
@@ -278,7 +295,9 @@ export function resolveSweep(spec: SweepSpec): { spec: ResolvedSweep; platform: 
     );
   }
   const platformName = spec.platform ?? 'v100x2';
-  const platform = resolvePlatform(platformName, { gpus: spec.gpus, cpus: spec.cpus, gpuMem: spec.gpuMem });
+  const loaded = resolvePlatform(platformName, { gpus: spec.gpus, cpus: spec.cpus, gpuMem: spec.gpuMem });
+  const platform = spec.hostMem === undefined ? loaded : withHostMemory(loaded, spec.hostMem);
+  if (spec.disk !== undefined) resolveDisk(platform, spec.disk);
   return {
     spec: {
       workload: spec.workload,
@@ -301,9 +320,24 @@ export function resolveSweep(spec: SweepSpec): { spec: ResolvedSweep; platform: 
       cleanFirst: spec.cleanFirst,
       minClean: spec.minClean,
       targetClean: spec.targetClean,
+      ...(spec.hostMem !== undefined ? { hostMem: spec.hostMem } : {}),
+      ...(spec.disk !== undefined ? { disk: spec.disk } : {}),
     },
     platform,
   };
+}
+
+/**
+ * The platform of one size: out of core, with the sweep's disk attached when the size's data
+ * exceed host memory (a disk never needed leaves the run as it is without it).
+ */
+function platformFor(s: ResolvedSweep, platform: Platform, graph: TaskGraph): Platform {
+  if (s.disk === undefined) return platform;
+  let bytes = 0;
+  for (let h = 0; h < graph.handleCount; h++) bytes += graph.handleSize.data[h]!;
+  return bytes > platform.nodes[platform.homeNode]!.capacity
+    ? attachDisk(platform, resolveDisk(platform, s.disk))
+    : platform;
 }
 
 /**
@@ -430,6 +464,7 @@ function* sweepSteps(spec: SweepSpec, o: SweepRunOptions): Generator<number, Swe
       const name = g.codelets[g.taskCodelet.data[t]!]!.name;
       codeletFlops[name] = (codeletFlops[name] ?? 0) + g.taskFlops.data[t]!;
     }
+    const runOn = platformFor(s, platform, g);
     sizes.push({
       tiles,
       tasks: g.taskCount,
@@ -450,7 +485,7 @@ function* sweepSteps(spec: SweepSpec, o: SweepRunOptions): Generator<number, Swe
         o.onProgress?.({ done: rows.length, total, next: { tiles, policy: policy.label, seed } });
         const { report } = simulate({
           graph: g,
-          platform,
+          platform: runOn,
           scheduler: policy.scheduler,
           eviction: policy.eviction,
           seed,
@@ -483,6 +518,9 @@ function* sweepSteps(spec: SweepSpec, o: SweepRunOptions): Generator<number, Swe
           totalFlops: report.totalFlops,
           schedulingS: report.schedulingS,
           wallS: report.wallS,
+          ...(s.disk !== undefined
+            ? { bytesToDisk: report.bytesToDisk ?? 0, bytesFromDisk: report.bytesFromDisk ?? 0 }
+            : {}),
         };
         rows.push(row);
         o.onRow?.(row);

@@ -16,6 +16,11 @@
  * assignment stops for good once memory is full), retrying took DMDAR at N = 80 on v100x2
  * from 25.0 to 15.6 GiB moved and from 13.3 to 17.3 TFlop/s.
  *
+ * Out of core (a disk node below host memory, the data's home), host memory is one more cache:
+ * a task queued on a CPU worker gets its inputs prefetched from the disk into host memory the
+ * same way, evicting there only what no task queued on the host's workers reads. Without a disk,
+ * host memory holds every datum and nothing is prefetched there.
+ *
  * Costs: per assigned task O(a) requests; per retry O(1) per request served or dropped plus
  * one failed request; each request costs O(1) plus the eviction policy's victim search.
  */
@@ -28,6 +33,7 @@ import type { QueuedInputs } from './inputs.ts';
 export class Prefetcher {
   private ctx!: SchedContext;
   private inputs!: QueuedInputs;
+  /** The node no request goes to: host memory when it holds every datum, -1 out of core. */
   private home = 0;
   private nn = 0;
   /** Per node: may this handle be evicted for a prefetch? (built once, no closure per call) */
@@ -43,7 +49,8 @@ export class Prefetcher {
   init(ctx: SchedContext, inputs: QueuedInputs, allow: ((handle: number) => boolean)[]): void {
     this.ctx = ctx;
     this.inputs = inputs;
-    this.home = ctx.platform.homeNode;
+    const disk = ctx.platform.nodes.some((n) => n.kind === 'disk');
+    this.home = disk ? -1 : ctx.platform.homeNode;
     this.nn = ctx.platform.nodes.length;
     this.allow = allow;
     this.pending = ctx.platform.nodes.map(() => new IntQueue());
@@ -60,7 +67,7 @@ export class Prefetcher {
     return this.pending[node]!.length;
   }
 
-  /** Prefetches `task`'s inputs to `node` (its worker's node); nothing to do at home. */
+  /** Prefetches `task`'s inputs to `node` (its worker's node); nothing to do in a host memory that holds every datum. */
   request(task: number, node: number): void {
     if (node === this.home) return;
     const ctx = this.ctx;
