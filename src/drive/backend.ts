@@ -80,4 +80,10 @@ export interface Backend {
    * stalled unless the engine is idle).
    */
   wait(): Promise<void> | null;
+  /**
+   * Optional: the engine recycled tasks [0, k) (Engine.compact), all ended: every task id the
+   * backend holds or will report shifts down by k. A backend without it keeps its owner from
+   * recycling.
+   */
+  rebase?(k: number): void;
 }

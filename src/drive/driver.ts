@@ -10,7 +10,7 @@ import type { Backend, CopyStartObserver, EventSink } from './backend.ts';
 
 /** A task that failed, and why. */
 export interface TaskFailure {
-  /** Task id. */
+  /** Task id (submission order: the engine's id plus the tasks recycled before it, graph.retired). */
   task: number;
   /** Task label (its name, or #id). */
   label: string;
@@ -132,8 +132,8 @@ export class Driver implements EventSink {
     } else {
       const g = e.graph;
       this.failures.push({
-        task,
-        label: g.taskNames[task] ?? `#${task}`,
+        task: task + g.retired,
+        label: g.taskNames[task] ?? `#${task + g.retired}`,
         codelet: g.codelets[g.taskCodelet.data[task]!]!.name,
         message: error,
       });

@@ -16,5 +16,6 @@ export function withoutTaskEvents(ob: EngineObserver): EngineObserver {
     replicaFreed: ob.replicaFreed?.bind(ob),
     runFinished: ob.runFinished?.bind(ob),
     grow: ob.grow?.bind(ob),
+    rebase: ob.rebase?.bind(ob),
   };
 }

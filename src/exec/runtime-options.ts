@@ -248,6 +248,11 @@ export interface RuntimeOptions {
   priorities?: 'bottom-level' | undefined;
   /** Record a Chrome trace (Runtime.trace). */
   trace?: boolean | undefined;
+  /**
+   * Recycle finished tasks' records (default true), so that a long session runs in bounded
+   * memory: task ids stay valid (docs/api.md, "Long sessions"); false keeps every record.
+   */
+  recycle?: boolean | undefined;
   /** Progress: tasks ended out of those submitted. */
   onProgress?: ((done: number, total: number) => void) | undefined;
   /** Aborts the runtime (Ctrl-C): worker threads are stopped and pending waits reject. */

@@ -13,6 +13,12 @@
  * `release(d)`. Policies that cannot take tasks while they run (static, SuperMatrix, ...) run
  * the tasks in batches instead: each batch's engine ends with all data home.
  *
+ * Task ids the application sees (Task.id, tickets, failures) count every task submitted over
+ * the runtime's life. The engine recycles the records of finished tasks (RuntimeOptions
+ * .recycle): its ids, the graph's and the tables below (status, promises, callbacks, payloads)
+ * then start at the first task kept, `graph.retired` after the application's; the maps
+ * keyed by task (held data, tickets, acquires, waits) hold the application's ids.
+ *
  * The API's types are in runtime-options.ts, the Task and its errors in task.ts, the engine of
  * a session in session.ts, the performance models in runtime-models.ts. Over 500 lines: the
  * API surface itself (data, codelets, submit, wait, acquire/release, sync, unregister, close)
@@ -45,6 +51,7 @@ import { TiledMatrix, type TypedMatrix } from './matrix.ts';
 import { outOfCore } from './out-of-core.ts';
 import { WorkerPool } from './pool.ts';
 import { DTYPES, type DType, type KernelRef } from './protocol.ts';
+import { dropFront, dropPayloads, dropStates } from './recycle.ts';
 import { RuntimeModels } from './runtime-models.ts';
 import { checkRuntimeOptions } from './runtime-option-checks.ts';
 import { openSession, type Session, type SessionSetup } from './session.ts';
@@ -125,28 +132,36 @@ export class Runtime {
   /** Time limit of each codelet's tasks, seconds (0: none; undefined: the runtime's). */
   private readonly codeletLimit: (number | undefined)[] = [];
   private readonly acquireCodelet: number;
+  /** Per task (from the first one kept, graph.retired): its state, promise and callback. */
   private status = new Uint8Array(64);
   private readonly pending: (Deferred | undefined)[] = [];
   private readonly callbacks: (((error?: Error) => void) | undefined)[] = [];
+  /** The first task (a graph index) not ended. */
   private lowWater = 0;
+  /** Waits until the application's task `upTo` (an application id). */
   private readonly waiters: { upTo: number; resolve: () => void }[] = [];
+  /** Failures, with the application's task ids. */
   private readonly failures: TaskFailure[] = [];
+  /** Labels of the cancelled tasks, by application id (their state outlives recycling). */
+  private readonly cancelledLabels = new Map<number, string>();
   /** Failures a wait() has reported. */
   private readonly reported = new WeakSet<TaskFailure>();
   /** The current engine must end before the next tasks (new policies or models). */
   private retire = false;
   private cancelledSince = 0;
   private readonly callbackErrors: unknown[] = [];
-  /** Handle -> the acquire task holding it (or waiting for it). */
+  /** Handle -> the acquire task holding it (or waiting for it), an application id. */
   private readonly held = new Map<number, number>();
-  /** Ticket acquires (acquireTicket): acquire task -> handle. */
+  /** Ticket acquires (acquireTicket): acquire task (application id) -> handle. */
   private readonly tickets = new Map<number, number>();
   /** Acquires that got their data and are not released. */
   private holding = 0;
+  /** Acquires waiting for their data, by application id. */
   private readonly acquireWaiters = new Map<number, () => void>();
   /** Handles written since their content last went back to the registered arrays. */
   private readonly written = new Set<number>();
   private session: Session | undefined;
+  /** The application id of the current session's first task. */
   private sessionFrom = 0;
   private chain: Promise<void> = Promise.resolve();
   private pumpQueued = false;
@@ -576,7 +591,7 @@ export class Runtime {
     for (const [h, m] of list) if (m & AccessMode.W && discard[h] === 0) this.written.add(h);
     if (options.onDone) this.callbacks[id] = options.onDone;
     this.schedulePump();
-    return new Task(id, this.graph.taskLabel(id), this);
+    return new Task(id + this.graph.retired, this.graph.taskLabel(id), this);
   }
 
   private recordPayload(kernel: number, args: readonly number[], timeLimit = 0): void {
@@ -596,27 +611,42 @@ export class Runtime {
     return n;
   }
 
-  /** The promise behind Task.done. */
+  /** The promise behind Task.done (`id`: the application's). */
   taskPromise(id: number): Promise<void> {
-    const s = this.status[id]!;
+    const s = this.stateOf(id);
     if (s === FINISHED || s === ACQUIRED) return Promise.resolve();
     if (s === FAILED) return Promise.reject(this.failureError(id));
-    if (s === CANCELLED) return Promise.reject(new TaskCancelledError(this.graph.taskLabel(id)));
+    if (s === CANCELLED)
+      return Promise.reject(
+        new TaskCancelledError(this.cancelledLabels.get(id) ?? this.graph.taskLabel(id - this.graph.retired)),
+      );
     if (this.fatal) {
       this.fatalDelivered = true;
       return Promise.reject(this.fatal);
     }
-    let d = this.pending[id];
+    const t = id - this.graph.retired;
+    let d = this.pending[t];
     if (d === undefined) {
       d = deferred();
-      this.pending[id] = d;
+      this.pending[t] = d;
     }
     return d.promise;
   }
 
-  /** The state behind Task.state. */
+  /**
+   * The state of the application's task `id`: from the status table, or, for a recycled task
+   * (which had ended), finished unless it is among the failures or the cancelled tasks.
+   */
+  private stateOf(id: number): number {
+    const t = id - this.graph.retired;
+    if (t >= 0) return this.status[t]!;
+    if (this.cancelledLabels.has(id)) return CANCELLED;
+    return this.failures.some((f) => f.task === id) ? FAILED : FINISHED;
+  }
+
+  /** The state behind Task.state (`id`: the application's). */
   taskState(id: number): 'pending' | 'finished' | 'failed' | 'cancelled' {
-    const s = this.status[id]!;
+    const s = this.stateOf(id);
     return s === FAILED || (s === PENDING && this.fatal)
       ? 'failed'
       : s === CANCELLED
@@ -626,11 +656,13 @@ export class Runtime {
           : 'finished';
   }
 
+  /** The error of the application's failed task `id`. */
   private failureError(id: number): Error {
+    const t = id - this.graph.retired;
     const f = this.failures.find((x) => x.task === id) ?? {
       task: id,
-      label: this.graph.taskNames[id] ?? `#${id}`,
-      codelet: this.graph.codelets[this.graph.taskCodelet.data[id]!]!.name,
+      label: this.graph.taskNames[t] ?? `#${id}`,
+      codelet: t >= 0 ? this.graph.codelets[this.graph.taskCodelet.data[t]!]!.name : 'unknown',
       message: 'unknown error',
     };
     return new TaskFailedError([f], 0);
@@ -652,7 +684,7 @@ export class Runtime {
       await this.sync();
       return report;
     }
-    const upTo = this.graph.taskCount;
+    const upTo = this.graph.taskCount + this.graph.retired;
     this.schedulePump();
     await this.chain;
     await this.untilEnded(upTo);
@@ -668,7 +700,7 @@ export class Runtime {
     if (failed.length > 0) {
       for (const f of failed) this.reported.add(f);
       // Reported: tasks submitted from now on no longer inherit these failures.
-      this.session?.engine.acknowledgeFailures(upTo);
+      this.session?.engine.acknowledgeFailures(Math.max(0, upTo - this.graph.retired));
       throw new TaskFailedError(failed, cancelled, report);
     }
     return report;
@@ -699,9 +731,10 @@ export class Runtime {
       name: `acquire(${d.name})`,
     });
     this.recordPayload(-1, []);
-    this.held.set(d.id, task);
+    const id = task + this.graph.retired;
+    this.held.set(d.id, id);
     if (m & AccessMode.W) this.written.add(d.id);
-    const got = new Promise<void>((resolve) => this.acquireWaiters.set(task, resolve));
+    const got = new Promise<void>((resolve) => this.acquireWaiters.set(id, resolve));
     this.schedulePump();
     await got;
     this.throwFatal();
@@ -767,29 +800,30 @@ export class Runtime {
       name: `acquire(${d.name})`,
     });
     this.recordPayload(-1, []);
-    this.tickets.set(task, d.id);
+    const ticket = task + this.graph.retired;
+    this.tickets.set(ticket, d.id);
     if (m & AccessMode.W) this.written.add(d.id);
-    const got = new Promise<void>((resolve) => this.acquireWaiters.set(task, resolve));
+    const got = new Promise<void>((resolve) => this.acquireWaiters.set(ticket, resolve));
     this.schedulePump();
     const data = got.then(() => {
       this.throwFatal();
       if (this.store.disk !== undefined) return this.stage(d.id, m);
       return this.store.view(this.store.home[d.id]!);
     });
-    return { ticket: task, data };
+    return { ticket, data };
   }
 
   /** Ends an acquireTicket() once its data came: as release(), for that acquisition only. */
   releaseTicket(ticket: number): void {
     const h = this.tickets.get(ticket);
-    if (h === undefined || this.status[ticket] !== ACQUIRED)
+    if (h === undefined || this.stateOf(ticket) !== ACQUIRED)
       throw new LocusError('LOCUS_STATE_INVALID', `acquire ticket ${ticket} is not held`);
     this.tickets.delete(ticket);
     this.holding--;
     this.copyBack([h]);
     this.unstage(h);
     const s = this.session!;
-    s.engine.release(ticket, s.backend.now());
+    s.engine.release(ticket - this.graph.retired, s.backend.now());
     s.driver.execute();
     this.ensureLoop();
   }
@@ -798,14 +832,14 @@ export class Runtime {
   release(d: Data): void {
     this.checkData(d, 'release');
     const task = this.held.get(d.id);
-    if (task === undefined || this.status[task] !== ACQUIRED)
+    if (task === undefined || this.stateOf(task) !== ACQUIRED)
       throw new LocusError('LOCUS_STATE_INVALID', `${d.name} is not acquired`);
     this.held.delete(d.id);
     this.holding--;
     this.copyBack([d.id]);
     this.unstage(d.id);
     const s = this.session!;
-    s.engine.release(task, s.backend.now());
+    s.engine.release(task - this.graph.retired, s.backend.now());
     s.driver.execute();
     this.ensureLoop();
   }
@@ -905,10 +939,10 @@ export class Runtime {
     try {
       if (!this.fatal) {
         for (const [h] of this.held) this.release(this.describe(h));
-        for (const [t] of this.tickets) if (this.status[t] === ACQUIRED) this.releaseTicket(t);
+        for (const [t] of this.tickets) if (this.stateOf(t) === ACQUIRED) this.releaseTicket(t);
         this.schedulePump();
         await this.chain;
-        await this.untilEnded(this.graph.taskCount);
+        await this.untilEnded(this.graph.taskCount + this.graph.retired);
         this.closed = true;
         await this.withThreads(() => this.endSession());
         this.copyBack([...this.written]);
@@ -940,10 +974,14 @@ export class Runtime {
     throw this.fatal;
   }
 
-  /** Waits until every task before `upTo` has ended; throws the fatal error if there is one. */
+  /**
+   * Waits until every task before the application's task `upTo` has ended; throws the fatal
+   * error if there is one.
+   */
   private async untilEnded(upTo: number): Promise<void> {
     this.throwFatal();
-    if (this.lowWater < upTo) await new Promise<void>((resolve) => this.waiters.push({ upTo, resolve }));
+    if (this.lowWater + this.graph.retired < upTo)
+      await new Promise<void>((resolve) => this.waiters.push({ upTo, resolve }));
     this.throwFatal();
   }
 
@@ -1012,11 +1050,12 @@ export class Runtime {
     const g = this.graph;
     if (
       this.session &&
-      (this.retire || (!this.session.dynamic && this.session.engine.submittedTasks > this.sessionFrom))
+      (this.retire ||
+        (!this.session.dynamic && this.session.engine.submittedTasks + g.retired > this.sessionFrom))
     ) {
       if (g.taskCount === this.session.engine.submittedTasks) return;
       // A new engine for the new tasks (new policies, or a batch of a static policy).
-      await this.untilEnded(this.session.engine.submittedTasks);
+      await this.untilEnded(this.session.engine.submittedTasks + g.retired);
       await this.endSession();
     }
     if (this.kernels.length > this.kernelsLoaded) {
@@ -1048,6 +1087,8 @@ export class Runtime {
 
   private openSession(): void {
     const real = this.mode === 'real';
+    const g = this.graph;
+    const onProgress = this.options.onProgress;
     const from = this.graph.taskCount > 0 ? this.lowWater : 0;
     this.session = openSession({
       graph: this.graph,
@@ -1063,6 +1104,7 @@ export class Runtime {
         return this.trace;
       },
       from,
+      recycle: this.options.recycle ?? true,
       warn: (m) => this.warn(m),
       ...(this.gpu ? { gpu: this.gpu } : {}),
       hooks: {
@@ -1074,32 +1116,34 @@ export class Runtime {
         acquired: (task) => {
           this.holding++;
           this.ended(task, ACQUIRED);
-          const w = this.acquireWaiters.get(task);
-          this.acquireWaiters.delete(task);
+          const id = task + this.graph.retired;
+          const w = this.acquireWaiters.get(id);
+          this.acquireWaiters.delete(id);
           w?.();
         },
-        progress: this.options.onProgress,
+        progress: onProgress && ((done, total) => onProgress(done + g.retired, total + g.retired)),
       },
     });
-    this.sessionFrom = from;
+    this.sessionFrom = from + g.retired;
     this.retire = false;
   }
 
-  /** A task ended (or an acquire got its data): settle its promise, call back, wake waits. */
+  /** A task (a graph index) ended, or an acquire got its data: settle its promise, call back, wake waits. */
   private ended(task: number, state: number): void {
     this.status[task] = state;
+    const id = task + this.graph.retired;
     if (state === FAILED) {
       const f = this.session?.driver.failures.at(-1);
-      if (f && f.task === task) this.failures.push(this.withDataNames(f));
-    }
+      if (f && f.task === id) this.failures.push(this.withDataNames(f, task));
+    } else if (state === CANCELLED) this.cancelledLabels.set(id, this.graph.taskLabel(task));
     const d = this.pending[task];
     const cb = this.callbacks[task];
     if (d !== undefined || cb !== undefined) {
       const error =
         state === FAILED
-          ? this.failureError(task)
+          ? this.failureError(id)
           : state === CANCELLED
-            ? new TaskCancelledError(this.graph.taskLabel(task))
+            ? new TaskCancelledError(this.cancelledLabels.get(id)!)
             : undefined;
       if (d !== undefined) {
         this.pending[task] = undefined;
@@ -1120,15 +1164,37 @@ export class Runtime {
     let lw = this.lowWater;
     while (lw < n && this.status[lw] !== PENDING) lw++;
     this.lowWater = lw;
+    const upTo = lw + this.graph.retired;
     for (let i = this.waiters.length - 1; i >= 0; i--) {
-      if (this.waiters[i]!.upTo <= lw) this.waiters.splice(i, 1)[0]!.resolve();
+      if (this.waiters[i]!.upTo <= upTo) this.waiters.splice(i, 1)[0]!.resolve();
     }
   }
 
-  /** `f` with "access #i" (a checkAccesses failure) replaced by the name of the task's i-th datum. */
-  private withDataNames(f: TaskFailure): TaskFailure {
+  /**
+   * Recycles the records of the finished tasks at the front (Engine.compact), where the
+   * engine may: the backend, the driver and this runtime's tables follow the shift. Called
+   * between the driver's events, when no command is pending.
+   */
+  private compact(s: Session): void {
+    if (s.backend.rebase === undefined) return;
+    const k = s.engine.compact();
+    if (k === 0) return;
+    s.backend.rebase(k);
+    s.driver.rebase(k);
+    dropStates(this.status, k, this.graph.taskCount + k);
+    dropFront(this.pending, k);
+    dropFront(this.callbacks, k);
+    dropPayloads(this.payloads, k);
+    this.lowWater -= k;
+  }
+
+  /**
+   * `f` (of `task`, a graph index) with "access #i" (a checkAccesses failure) replaced by the
+   * name of the task's i-th datum.
+   */
+  private withDataNames(f: TaskFailure, task: number): TaskFailure {
     if (!f.message.includes('access #')) return f;
-    const accesses = this.graph.accesses(f.task);
+    const accesses = this.graph.accesses(task);
     const message = f.message.replace(/access #(\d+)/g, (whole, i: string) => {
       const h = accesses[Number(i)]?.[0];
       return h === undefined ? whole : `datum ${this.graph.handleNames[h] ?? `#${h}`}`;
@@ -1148,7 +1214,7 @@ export class Runtime {
         // Virtual time: run to the end of what is submitted, or until only held data block.
         await Promise.resolve();
         s.driver.execute();
-        while (busy()) {
+        for (this.compact(s); busy(); this.compact(s)) {
           if (s.backend.poll(s.driver) === 0) {
             if (this.holding > 0) break;
             throw new Error(
@@ -1157,7 +1223,10 @@ export class Runtime {
           }
         }
       } else {
-        await s.driver.run(() => !busy() || this.fatal !== undefined, this.options.signal);
+        await s.driver.run(() => {
+          this.compact(s);
+          return !busy() || this.fatal !== undefined;
+        }, this.options.signal);
       }
     })
       .catch((e: unknown) => this.setFatal(e))
@@ -1199,7 +1268,7 @@ export class Runtime {
     const adapter = this.gpu?.devices.values().next().value?.adapter;
     const report = buildReport(s.engine, s.stats, {
       mode: this.mode,
-      workload: `${s.engine.submittedTasks - this.sessionFrom} tasks`,
+      workload: `${s.engine.submittedTasks + this.graph.retired - this.sessionFrom} tasks`,
       seed: this.options.seed ?? 1,
       makespanS: s.driver.makespan,
       endS: s.backend.now(),

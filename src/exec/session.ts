@@ -51,6 +51,11 @@ export interface SessionSetup {
   trace: (engine: Engine) => ChromeTrace | undefined;
   /** Tasks before it ran on earlier engines. */
   from: number;
+  /**
+   * Let the engine recycle finished tasks' records (EngineOptions.recycle; default false): the
+   * owner then calls engine.compact() and follows the shift.
+   */
+  recycle?: boolean;
   /** Real GPUs (the webgpu backend): see BackendSetup.gpu. */
   gpu?: BackendSetup['gpu'];
   hooks: DriverHooks;
@@ -94,6 +99,7 @@ export function openSession(setup: SessionSetup): Session {
       targetClean: options.targetClean,
       issueAhead: real,
       calibrate: options.calibrate,
+      recycle: setup.recycle ?? false,
       onWarning: setup.warn,
     },
     observers: (engine) => {

@@ -26,6 +26,10 @@
  * that runs past its task's limit has its thread terminated (a spinning kernel cannot be
  * interrupted otherwise). The task then fails like one whose thread died, with a message
  * naming the limit; the buffers it wrote get their copies back, so its writes are undone.
+ *
+ * Recycling (Engine.compact): the threads see the application's task ids (the engine's plus
+ * `base`, the tasks the graph dropped), so records already in a ring stay valid when the
+ * engine's ids shift; ids are translated back as completions are read.
  */
 import { availableParallelism } from 'node:os';
 import type { Engine } from '../core/engine.ts';
@@ -182,6 +186,8 @@ export class ThreadBackend implements Backend {
   private readonly ioDone: number[] = [];
   private readonly ioStart: number[] = [];
   private ioError: unknown;
+  /** Tasks the graph dropped (graph.retired): the threads' task id is the engine's plus this. */
+  private base = 0;
 
   constructor(o: ThreadBackendOptions) {
     this.p = o.platform;
@@ -225,6 +231,7 @@ export class ThreadBackend implements Backend {
   /** Gives the backend the engine whose transfer tables its copies read. */
   attach(engine: Engine): void {
     this.engine = engine;
+    this.base = engine.graph.retired;
   }
 
   /** Starts every thread's run loop over its rings (idempotent). */
@@ -317,7 +324,7 @@ export class ThreadBackend implements Backend {
     const limited = pl.timeLimit !== undefined && pl.timeLimit.data[task]! > 0 && kernel >= 0;
     const checked = this.checkAccesses && kernel >= 0;
     rec.push(
-      task,
+      task + this.base,
       (limited ? kernel + WATCHED_KERNEL : kernel) + (checked ? CHECKED_KERNEL : 0),
       a1 - a0,
       s1 - s0,
@@ -353,7 +360,7 @@ export class ThreadBackend implements Backend {
       const id = this.store.replica(g.accessHandle.data[a]!, node);
       saved.push({ id, bytes: new Uint8Array(this.store.buffers[id]!).slice() });
     }
-    this.snapshots.set(task, saved);
+    this.snapshots.set(task + this.base, saved);
   }
 
   /** Terminates the threads whose kernel runs past its task's time limit; notes the next deadline. */
@@ -365,12 +372,13 @@ export class ThreadBackend implements Backend {
       if (this.killing[w] !== undefined) continue;
       const cur = this.current[w]!;
       const task = Atomics.load(cur, CURRENT_TASK);
-      if (task < 0 || !(limits[task]! > 0)) continue;
+      if (task < 0 || !(limits[task - this.base]! > 0)) continue;
       this.i32[0] = Atomics.load(cur, CURRENT_START);
       this.i32[1] = Atomics.load(cur, CURRENT_START + 1);
       // The words belong to `task` only if it is still the one running.
       if (Atomics.load(cur, CURRENT_TASK) !== task) continue;
-      const deadline = (this.f64[0]! - this.epoch0) / 1000 + limits[task]!;
+      const limit = limits[task - this.base]!;
+      const deadline = (this.f64[0]! - this.epoch0) / 1000 + limit;
       if (now <= deadline) {
         if (deadline < next) next = deadline;
         continue;
@@ -378,8 +386,8 @@ export class ThreadBackend implements Backend {
       const name = this.p.workers[this.workerOf[w]!]!.name;
       this.killing[w] = {
         task,
-        startS: deadline - limits[task]!,
-        message: `it ran past its time limit of ${formatDuration(limits[task]!)}: its worker ${name} was terminated and replaced, and its writes were undone (raise the limit: timeLimit of its codelet or submit(), taskTimeLimit of the Runtime, --task-time-limit of locus run)`,
+        startS: deadline - limit,
+        message: `it ran past its time limit of ${formatDuration(limit)}: its worker ${name} was terminated and replaced, and its writes were undone (raise the limit: timeLimit of its codelet or submit(), taskTimeLimit of the Runtime, --task-time-limit of locus run)`,
       };
       void this.pool.threads[w]!.thread.terminate();
     }
@@ -480,7 +488,7 @@ export class ThreadBackend implements Backend {
         ring.advance(COMPLETION_WORDS);
         if (this.limited) this.snapshots.delete(task);
         const error = status === Status.FAILED ? this.pool.threads[w]!.takeFailure(task) : undefined;
-        sink.taskEnded(task, this.workerOf[w]!, start, end, error);
+        sink.taskEnded(task - this.base, this.workerOf[w]!, start, end, error);
         delivered++;
         delivered += this.deliverCopies(sink);
       }
@@ -552,8 +560,14 @@ export class ThreadBackend implements Backend {
           ? `worker ${name} exited with code ${d.code} while running it`
           : killed.task === task
             ? killed.message
-            : `worker ${name} was terminated while running it: the task before it, ${this.engine.graph.taskLabel(killed.task)}, ran past its time limit`;
-      sink.taskEnded(task, this.workerOf[d.w]!, killed?.task === task ? killed.startS : t, t, message);
+            : `worker ${name} was terminated while running it: the task before it, ${this.engine.graph.taskLabel(killed.task - this.base)}, ran past its time limit`;
+      sink.taskEnded(
+        task - this.base,
+        this.workerOf[d.w]!,
+        killed?.task === task ? killed.startS : t,
+        t,
+        message,
+      );
       delivered++;
     }
     const previous = this.replacing ?? Promise.resolve();
@@ -577,6 +591,11 @@ export class ThreadBackend implements Backend {
 
   wait(): Promise<void> {
     return this.waitBell();
+  }
+
+  /** The engine recycled tasks [0, k): records in flight keep their ids, translated on return. */
+  rebase(k: number): void {
+    this.base += k;
   }
 
   private waitBell(): Promise<void> {

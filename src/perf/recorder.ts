@@ -32,6 +32,12 @@ export class SampleRecorder implements EngineObserver {
     this.started = growF64(this.started, tasks);
   }
 
+  /** The engine recycled tasks [0, k): the start times shift down with their ids. */
+  rebase(k: number): void {
+    this.started.copyWithin(0, k);
+    this.lastTask = this.lastTask >= k ? this.lastTask - k : -1;
+  }
+
   taskStarted(task: number, _worker: number, now: number): void {
     if (task >= this.started.length)
       this.started = growF64(this.started, Math.max(task + 1, 2 * this.started.length));

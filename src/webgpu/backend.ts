@@ -57,6 +57,7 @@ export interface WebGpuBackendOptions {
   throttle?: boolean;
 }
 
+/** What happened, for poll() to deliver (a task's id is absolute: the engine's plus `base`). */
 type Event =
   | { kind: 'task'; task: number; worker: number; start: number; end: number; error: string | undefined }
   | { kind: 'copy'; id: number; start: number };
@@ -91,6 +92,8 @@ export class WebGpuBackend implements Backend {
   bytesCopied = 0;
   /** Device replicas freed (evicted, or invalidated by a write elsewhere). */
   deviceFrees = 0;
+  /** Tasks the graph dropped (graph.retired): events in flight hold the engine's id plus this. */
+  private base = 0;
 
   constructor(o: WebGpuBackendOptions) {
     this.p = o.platform;
@@ -125,6 +128,7 @@ export class WebGpuBackend implements Backend {
   /** Gives the backend the engine whose tables it reads. */
   attach(engine: Engine): void {
     this.engine = engine;
+    this.base = engine.graph.retired;
   }
 
   /** The devices are ready when made: nothing to start. */
@@ -284,11 +288,12 @@ export class WebGpuBackend implements Backend {
 
   /** Reports `task` when `done` settles, after the worker's previous task. */
   private chain(task: number, worker: number, issued: number, done: Promise<string | undefined>): void {
+    const absolute = task + this.base;
     const next = Promise.all([this.tail[worker]!, done]).then(([, error]) => {
       const end = this.now();
       const start = Math.max(issued, this.lastEnd[worker]!);
       this.lastEnd[worker] = end;
-      this.push({ kind: 'task', task, worker, start, end, error });
+      this.push({ kind: 'task', task: absolute, worker, start, end, error });
     });
     this.tail[worker] = next;
   }
@@ -389,11 +394,16 @@ export class WebGpuBackend implements Backend {
     // Events queued while delivering (none are: they come from promises) wait for the next poll.
     const batch = this.events.splice(0);
     for (const e of batch) {
-      if (e.kind === 'task') sink.taskEnded(e.task, e.worker, e.start, e.end, e.error);
+      if (e.kind === 'task') sink.taskEnded(e.task - this.base, e.worker, e.start, e.end, e.error);
       else sink.transferFinished(e.id, e.start);
       n++;
     }
     return n;
+  }
+
+  /** The engine recycled tasks [0, k): tasks in flight keep their ids, translated when reported. */
+  rebase(k: number): void {
+    this.base += k;
   }
 
   wait(): Promise<void> {

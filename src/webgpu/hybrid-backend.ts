@@ -139,6 +139,12 @@ export class HybridBackend implements Backend {
     return this.threads.poll(sink) + this.gpus.poll(sink);
   }
 
+  /** The engine recycled tasks [0, k): both parts follow. */
+  rebase(k: number): void {
+    this.threads.rebase(k);
+    this.gpus.rebase(k);
+  }
+
   wait(): Promise<void> {
     // Whichever part has something first (a GPU event also rings the threads' bell); a
     // machine of GPUs only waits for them alone.
