@@ -42,6 +42,11 @@ export class HierBitset {
     }
   }
 
+  /** Removes every member, keeping the capacity (no allocation). O(capacity / 32). */
+  reset(): void {
+    for (const words of this.levels) words.fill(0);
+  }
+
   /** True when i is a member. */
   has(i: number): boolean {
     return i < this.capacity && (this.levels[0]![i >>> 5]! & (1 << (i & 31))) !== 0;

@@ -71,16 +71,22 @@ class BucketIndex implements ReadyIndex {
     this.bucketSize = this.bucketSize.map((s) => growI32(s, this.levels));
   }
 
-  /** Each worker's queued tasks re-added in queue order, positions from 0. O(tasks queued x log). */
+  /**
+   * Each worker's queued tasks re-added in queue order, positions from 0, into the same lists
+   * and bitsets emptied (no allocation but the list of kept tasks). O(tasks queued x log +
+   * bitset capacity / 32).
+   */
   rebase(k: number): void {
     const workers = this.queued.length;
     const keep = Array.from({ length: workers }, (_, w) =>
       queuedSlots(this.buckets[w]!, this.bucketSize[w]!).map((slot) => this.slotTask[w]!.data[slot]! - k),
     );
-    this.slotTask = Array.from({ length: workers }, () => new IntList());
-    this.buckets = Array.from({ length: workers }, () => new Array<HierBitset | undefined>(this.levels));
-    this.bucketSize = Array.from({ length: workers }, () => new Int32Array(this.levels));
-    this.queued = new Int32Array(workers);
+    for (let w = 0; w < workers; w++) {
+      this.slotTask[w]!.length = 0;
+      for (const set of this.buckets[w]!) set?.reset();
+      this.bucketSize[w]!.fill(0);
+    }
+    this.queued.fill(0);
     this.taskSlot.copyWithin(0, k);
     for (let w = 0; w < workers; w++) for (const t of keep[w]!) this.add(t, w);
   }
