@@ -12,18 +12,10 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { LocusError } from '../src/core/types.ts';
 import { Runtime } from '../src/exec/runtime.ts';
-import { noAdapter } from './helpers/webgpu.ts';
+import { noAdapter, SCALE_WGSL } from './helpers/webgpu.ts';
 
 const perfModelDir = mkdtempSync(join(tmpdir(), 'locus-models-'));
 
-/** y = 2 x on float32 vectors: one invocation per element. */
-const SCALE_WGSL = `
-@group(0) @binding(0) var<storage, read_write> x: array<f32>;
-@group(0) @binding(1) var<uniform> p: vec4<f32>;
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-  if (id.x < u32(p.x)) { x[id.x] = 2.0 * x[id.x]; }
-}`;
 const scaleGpu = {
   wgsl: SCALE_WGSL,
   workgroups: (_b: readonly number[], a: Float64Array) => Math.ceil(a[0]! / 64),

@@ -20,7 +20,7 @@ import {
   TaskFailedError,
 } from '../src/exec/runtime.ts';
 import type { RunReport } from '../src/trace/report.ts';
-import { noAdapter } from './helpers/webgpu.ts';
+import { noAdapter, SCALE_WGSL } from './helpers/webgpu.ts';
 
 process.env.LOCUS_PERFMODEL_DIR = mkdtempSync(join(tmpdir(), 'locus-models-'));
 
@@ -118,15 +118,6 @@ async function program(options: RuntimeOptions, failing: boolean): Promise<Outco
     await rt.close();
   }
 }
-
-/** y = 2 x on float32 vectors: one invocation per element. */
-const SCALE_WGSL = `
-@group(0) @binding(0) var<storage, read_write> x: array<f32>;
-@group(0) @binding(1) var<uniform> p: vec4<f32>;
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-  if (id.x < u32(p.x)) { x[id.x] = 2.0 * x[id.x]; }
-}`;
 
 /**
  * Two batches on the webgpu backend (a CPU thread and a WebGPU device): mostly tasks with no

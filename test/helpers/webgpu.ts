@@ -28,3 +28,12 @@ export async function devicesFor(platform: Platform, cap?: number): Promise<Map<
   }
   return devices;
 }
+
+/** y = 2 x on float32 vectors: one invocation per element. */
+export const SCALE_WGSL = `
+@group(0) @binding(0) var<storage, read_write> x: array<f32>;
+@group(0) @binding(1) var<uniform> p: vec4<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+  if (id.x < u32(p.x)) { x[id.x] = 2.0 * x[id.x]; }
+}`;
