@@ -81,11 +81,9 @@ export class DequeModelScheduler implements Scheduler {
 
   /**
    * The engine recycled tasks [0, k) and accesses [0, accesses): the estimator's, the input
-   * lists' and the queues' ids shift down (the same placements and pops follow). Only when
-   * the queues can follow (every WorkerQueues here can).
+   * lists' and the queues' ids shift down (the same placements and pops follow).
    */
   rebase(k: number, accesses: number): void {
-    if (this.queues.rebase === undefined) throw new Error(`${this.name}: queues cannot rebase`);
     this.estimator.rebase(k);
     this.inputs.rebase(k, accesses);
     this.queues.rebase(k);

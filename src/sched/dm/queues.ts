@@ -27,10 +27,10 @@ export interface WorkerQueues {
   /** Optional: an incremental index of `worker`'s queue (see PlanIndex). */
   plannedIndex?(worker: number): PlanView | undefined;
   /**
-   * Optional: the engine recycled tasks [0, k) (none of them queued): every queued id shifts
-   * down by k, the order unchanged. Queues without it keep the engine from recycling.
+   * The engine recycled tasks [0, k) (none of them queued): every queued id shifts down by k,
+   * the order unchanged.
    */
-  rebase?(k: number): void;
+  rebase(k: number): void;
 }
 
 /**
