@@ -11,6 +11,7 @@ import type { Engine } from '../core/engine.ts';
 import type { TaskGraph } from '../core/graph.ts';
 import type { DurationModel } from '../core/model.ts';
 import type { Platform } from '../core/platform.ts';
+import { IntQueue } from '../core/growable.ts';
 import { Rng } from '../core/rng.ts';
 import { LocusError } from '../core/types.ts';
 import type { Backend, EventSink } from '../drive/backend.ts';
@@ -53,7 +54,8 @@ export class SimBackend implements Backend {
   private readonly latency: Float64Array;
   private readonly streams: number;
   private readonly active: Int32Array;
-  private readonly waiting: number[][];
+  /** Per node pair: copies waiting for a stream, in issue order (ring buffers). */
+  private readonly waiting: IntQueue[];
   private readonly wakeLatency: number;
   /** End of each worker's last task (for ea1's wake-ups). */
   private readonly lastEnd: Float64Array;
@@ -84,7 +86,7 @@ export class SimBackend implements Backend {
       throw new LocusError('LOCUS_OPTION_INVALID', `wake latency must be >= 0 (got ${this.wakeLatency})`);
     this.lastEnd = new Float64Array(p.workers.length).fill(-1);
     this.active = new Int32Array(this.nodes * this.nodes);
-    this.waiting = Array.from({ length: this.nodes * this.nodes }, () => []);
+    this.waiting = Array.from({ length: this.nodes * this.nodes }, () => new IntQueue());
     for (let r = 0; r < this.nodes * this.nodes; r++) {
       const route = p.routes[r];
       if (route) this.latency[r] = route.reduce((s, l) => s + p.links[l]!.latency, 0);
@@ -238,10 +240,18 @@ export class SimBackend implements Backend {
     this.active[pair]!--;
     const queue = this.waiting[pair]!;
     if (queue.length === 0) return;
-    let pick = queue.findIndex((t) => e.trUrgent.data[t] === 1);
-    if (pick < 0) pick = 0;
-    const next = queue[pick]!;
-    queue.splice(pick, 1);
+    // The first copy a task waits for, else the oldest: a scan of the (short) queue, no allocation.
+    const urgent = e.trUrgent.data;
+    let pick = 0;
+    for (let i = 0; i < queue.length; i++) {
+      if (urgent[queue.at(i)] === 1) {
+        pick = i;
+        break;
+      }
+    }
+    const next = queue.at(pick);
+    if (pick === 0) queue.shift();
+    else queue.removeAt(pick);
     this.startCopy(next, pair);
   }
 }

@@ -247,7 +247,8 @@ export class Transfers {
     const dstSlot = h * nn + dst;
     const current = this.version.data[id] === r.version[h];
     this.inFlight--;
-    this.lazy[src]!.delete(id);
+    const lazy = this.lazy[src]!;
+    if (lazy.size > 0) lazy.delete(id);
     if (this.busy.data[id] === 1) {
       this.markRoute(src, dst, -1);
       this.inbound[dst]!--;
