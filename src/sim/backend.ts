@@ -9,9 +9,9 @@
  */
 import type { Engine } from '../core/engine.ts';
 import type { TaskGraph } from '../core/graph.ts';
+import { IntQueue } from '../core/growable.ts';
 import type { DurationModel } from '../core/model.ts';
 import type { Platform } from '../core/platform.ts';
-import { IntQueue } from '../core/growable.ts';
 import { Rng } from '../core/rng.ts';
 import { LocusError } from '../core/types.ts';
 import type { Backend, EventSink } from '../drive/backend.ts';
