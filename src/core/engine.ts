@@ -459,7 +459,7 @@ export class Engine implements SchedContext, EvictionContext {
     const edges = g.dropPrefix(k, this.tasks.knownEdges);
     this.tasks.rebase(k, edges);
     this.workers.rebase(k);
-    this.requests.rebase(k);
+    this.requests.rebase(k, accesses);
     this.replicas.rebaseWaiters(k, this.knownHandles);
     if (this.hintWait.size > 0) {
       const waiting = [...this.hintWait];

@@ -8,7 +8,11 @@ import { AccessMode } from '../../src/core/types.ts';
 import type { Backend, EventSink } from '../../src/drive/backend.ts';
 import type { KernelRef } from '../../src/exec/protocol.ts';
 
-/** Observes the commands a backend gets and the events it delivers; lists what went wrong. */
+/**
+ * Observes the commands a backend gets and the events it delivers; lists what went wrong.
+ * Task ids in its records (runOrder, ended) are submission ids: the engine's id plus the tasks
+ * recycled before it (rebase), so a recycled session's records read as a whole one's.
+ */
 export class SpyBackend implements Backend {
   readonly violations: string[] = [];
   /** Tasks in the order run() was called. */
@@ -24,13 +28,18 @@ export class SpyBackend implements Backend {
   /** Copies that completed after some other event was delivered while they were in flight. */
   overlapped = 0;
   readonly mode: 'simulated' | 'real';
-  private readonly runs: Int32Array;
-  private readonly ends: Int32Array;
-  private readonly runAt: Float64Array;
-  private readonly endAt: Float64Array;
-  private readonly workerOf: Int32Array;
-  private readonly preds: number[][];
+  /** Per submission id: times run, times ended, when run and ended, the worker. */
+  private readonly runs: number[] = [];
+  private readonly ends: number[] = [];
+  private readonly runAt: number[] = [];
+  private readonly endAt: number[] = [];
+  private readonly workerOf: number[] = [];
+  /** Per submission id: its predecessors' submission ids, read from the graph when it runs. */
+  private readonly preds: number[][] = [];
+  /** Per worker: the submission ids run there and not ended, in order. */
   private readonly pipes: number[][];
+  /** Tasks recycled so far: submission id = engine id + offset. */
+  private offset = 0;
   private readonly copyIssuedAt = new Map<number, { at: number; events: number; urgent: boolean }>();
   private readonly held: Set<number>[];
   private readonly heldBytes: number[];
@@ -46,13 +55,6 @@ export class SpyBackend implements Backend {
   ) {
     this.mode = backend.mode;
     const g = engine.graph;
-    const n = g.taskCount;
-    this.runs = new Int32Array(n);
-    this.ends = new Int32Array(n);
-    this.runAt = new Float64Array(n);
-    this.endAt = new Float64Array(n);
-    this.workerOf = new Int32Array(n).fill(-1);
-    this.preds = Array.from({ length: n }, (_, t) => g.predecessors(t));
     this.pipes = engine.platform.workers.map(() => []);
     const p = engine.platform;
     // What the backend holds on each node: home copies at home, then what commands place.
@@ -92,10 +94,14 @@ export class SpyBackend implements Backend {
     const e = this.engine;
     const g = e.graph;
     const node = e.platform.workers[worker]!.node;
-    const label = `run(${task}, ${worker})`;
-    if (++this.runs[task]! > 1) this.fail(`${label}: task ${task} run a second time`);
-    for (const p of this.preds[task]!) {
-      if (this.ends[p] === 0) this.fail(`${label}: predecessor ${p} has not ended`);
+    const id = task + this.offset;
+    const label = `run(${id}, ${worker})`;
+    this.runs[id] = (this.runs[id] ?? 0) + 1;
+    if (this.runs[id] > 1) this.fail(`${label}: task ${id} run a second time`);
+    // Predecessors recycled before now had ended: the graph keeps the edges of live tasks.
+    this.preds[id] = g.predecessors(task).map((p) => p + this.offset);
+    for (const p of this.preds[id]!) {
+      if (!this.ends[p]) this.fail(`${label}: predecessor ${p} has not ended`);
     }
     for (const [h, m] of g.accesses(task)) {
       if ((m & AccessMode.R) !== 0 && !e.isValidOn(h, node))
@@ -106,10 +112,10 @@ export class SpyBackend implements Backend {
       }
       this.hold(h, node);
     }
-    this.runOrder.push(task);
-    this.runAt[task] = this.backend.now();
-    this.workerOf[task] = worker;
-    this.pipes[worker]!.push(task);
+    this.runOrder.push(id);
+    this.runAt[id] = this.backend.now();
+    this.workerOf[id] = worker;
+    this.pipes[worker]!.push(id);
     this.backend.run(task, worker);
   }
 
@@ -143,7 +149,8 @@ export class SpyBackend implements Backend {
     for (let w = 0; w < this.pipes.length; w++) {
       if (e.platform.workers[w]!.node !== node) continue;
       for (const t of this.pipes[w]!) {
-        if (e.graph.accesses(t).some(([h]) => h === handle)) this.fail(`${label}: task ${t} is using it`);
+        if (e.graph.accesses(t - this.offset).some(([h]) => h === handle))
+          this.fail(`${label}: task ${t} is using it`);
       }
     }
     for (const [id] of this.copyIssuedAt) {
@@ -167,40 +174,51 @@ export class SpyBackend implements Backend {
     return this.backend.wait();
   }
 
+  /**
+   * The engine recycled tasks [0, k) (Engine.compact): the backend under test follows, and
+   * this spy's submission ids stay as they were.
+   */
+  rebase(k: number): void {
+    if (this.backend.rebase === undefined) this.fail(`rebase(${k}): the backend cannot recycle`);
+    this.offset += k;
+    this.backend.rebase?.(k);
+  }
+
   /** End-of-run checks: everything run ended, every copy completed. */
   finish(): void {
-    const g = this.engine.graph;
-    for (let t = 0; t < g.taskCount; t++) {
-      if (this.runs[t]! > 0 && this.ends[t] === 0) this.fail(`task ${t} was run and never ended`);
-    }
+    this.runs.forEach((n, t) => {
+      if (n > 0 && !this.ends[t]) this.fail(`task ${t} was run and never ended`);
+    });
     for (const [id] of this.copyIssuedAt) this.fail(`copy #${id} never completed`);
     if (this.copiesDone !== this.copies)
       this.fail(`${this.copies} copies issued, ${this.copiesDone} completed`);
   }
 
   private taskEnded(task: number, worker: number, startS: number, endS: number, error: string | undefined) {
-    const label = `taskEnded(${task})`;
+    const id = task + this.offset;
+    const label = `taskEnded(${id})`;
     this.tick(label);
     const now = this.backend.now();
-    if (this.runs[task] === 0) this.fail(`${label}: the task was never run`);
-    if (++this.ends[task]! > 1) this.fail(`${label}: ended a second time`);
-    const w = this.workerOf[task]!;
+    if (!this.runs[id]) this.fail(`${label}: the task was never run`);
+    this.ends[id] = (this.ends[id] ?? 0) + 1;
+    if (this.ends[id] > 1) this.fail(`${label}: ended a second time`);
+    const w = this.workerOf[id] ?? -1;
     if (worker !== -1 && worker !== w) this.fail(`${label}: reported on worker ${worker}, run on ${w}`);
     if (w >= 0) {
       const head = this.pipes[w]!.shift();
-      if (head !== task) this.fail(`${label}: worker ${w} was given task ${head} before it`);
+      if (head !== id) this.fail(`${label}: worker ${w} was given task ${head} before it`);
     }
     if (!(Number.isFinite(startS) && Number.isFinite(endS) && startS <= endS))
       this.fail(`${label}: runs from ${startS} to ${endS}`);
-    if (startS < this.runAt[task]! - this.slack)
-      this.fail(`${label}: started at ${startS}, before it was run (${this.runAt[task]})`);
+    if (startS < this.runAt[id]! - this.slack)
+      this.fail(`${label}: started at ${startS}, before it was run (${this.runAt[id]})`);
     if (endS > now + this.slack) this.fail(`${label}: ends at ${endS}, after now (${now})`);
-    for (const p of this.preds[task]!) {
+    for (const p of this.preds[id] ?? []) {
       if (startS < this.endAt[p]! - this.slack)
         this.fail(`${label}: started at ${startS}, before predecessor ${p} ended (${this.endAt[p]})`);
     }
-    this.endAt[task] = endS;
-    this.ended.push({ task, error });
+    this.endAt[id] = endS;
+    this.ended.push({ task: id, error });
     this.inner.taskEnded(task, worker, startS, endS, error);
   }
 

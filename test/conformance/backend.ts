@@ -29,6 +29,7 @@ import type { RunStats } from '../../src/trace/stats.ts';
 import { InvariantChecker } from '../helpers/checker.ts';
 import { testPlatform } from '../helpers/platforms.ts';
 import { buildGraph, graphSpecArb, machineArb, machinePlatform } from '../helpers/random-graphs.ts';
+import { addStreamTask, prepareStream, streamPlatform } from '../helpers/stream-source.ts';
 import { SpyBackend } from './backend-spy.ts';
 import { type SkipGroup, skipReason } from './harness.ts';
 
@@ -45,6 +46,7 @@ export const BACKEND_CASES = [
   'a copy completes asynchronously while other events happen',
   'a failed task is reported; exactly its dependents are cancelled',
   'idle and finished are reported; tasks submitted after idle run',
+  'a recycled session runs every task once and computes what a sequential run does',
 ] as const;
 
 /** One case of BACKEND_CASES. */
@@ -75,6 +77,18 @@ export interface BackendUnderTest {
   homeValues?(): Int32Array[];
   /** Frees what the run held besides the backend (threads, devices), after stop(). */
   dispose?(): Promise<void>;
+  /**
+   * Tasks [from, to) (engine ids) were appended to the graph after the backend was made (a
+   * session that submits as it goes): give them what the backend needs to run them (a
+   * Runtime's payloads), as for the tasks the graph held at creation.
+   */
+  appended?(from: number, to: number): void;
+  /**
+   * The engine recycled tasks [0, k) (Engine.compact): drop what the owner keeps by task id
+   * for them (a Runtime's payloads), as the Runtime does; the backend itself is told by its
+   * own rebase().
+   */
+  rebase?(k: number): void;
 }
 
 /** Options of runBackendConformance. */
@@ -99,9 +113,12 @@ export function initialWord(h: number, k: number): number {
   return Math.imul(h + 1, 7919) + k;
 }
 
-/** The kernel arguments of `task`: [task id, access mode of each access (1 R, 2 W, 3 RW)]. */
+/**
+ * The kernel arguments of `task`: [submission id (the task's id plus the tasks the graph
+ * recycled before it), access mode of each access (1 R, 2 W, 3 RW)].
+ */
 export function checksumArgs(graph: TaskGraph, task: number): number[] {
-  return [task, ...graph.accesses(task).map(([, m]) => m as number)];
+  return [task + graph.retired, ...graph.accesses(task).map(([, m]) => m as number)];
 }
 
 /** Options of one run of the suite. */
@@ -363,6 +380,96 @@ export function runBackendConformance(o: BackendConformance): void {
         assert.equal(r.finished, 1, `${label(c)}: finished reported ${r.finished} times`);
         assert.equal(r.spy.ended.length, graph.taskCount, `${label(c)}: tasks ended`);
         assert.ok(r.engine.isFinished, `${label(c)}: the engine is not finished`);
+      }
+    });
+
+    caseTest('a recycled session runs every task once and computes what a sequential run does', async () => {
+      const c = 'a recycled session runs every task once and computes what a sequential run does';
+      // A session that submits a stream of tasks in batches and recycles finished tasks' records
+      // while others run (Engine.compact, then the backend's, the driver's and the owner's
+      // rebase), as a long Runtime session does: every id the backend holds shifts under it.
+      const total = 480;
+      const batch = 60;
+      const graph = new TaskGraph();
+      prepareStream(graph);
+      const platform = streamPlatform;
+      const under = await o.create({ graph, platform, failing: new Set() });
+      let spy!: SpyBackend;
+      let idle = 0;
+      const opened = openRun({
+        graph,
+        platform,
+        backend: under.backend,
+        scheduler: 'dmdar',
+        eviction: 'lru',
+        model: new PlatformModel(platform, graph),
+        seed: 1,
+        engine: { ...under.engineOptions, recycle: true },
+        wrap: (backend, engine) => {
+          spy = new SpyBackend(backend, engine, slack);
+          return spy;
+        },
+        hooks: { idle: () => idle++ },
+      });
+      const { engine, driver } = opened;
+      let recycled = 0;
+      let values: Int32Array[] | undefined;
+      try {
+        engine.open(spy.now());
+        spy.start();
+        let next = 0;
+        while (next < total) {
+          const from = graph.taskCount;
+          for (let i = 0; i < batch && next < total; i++) addStreamTask(graph, next++);
+          under.appended?.(from, graph.taskCount);
+          assert.ok(graph.taskCount <= 3 * batch, `${label(c)}: the graph holds ${graph.taskCount} tasks`);
+          engine.submitted(spy.now());
+          // Recycle while the newest batch still runs: half of what the engine holds has ended.
+          const half = engine.submittedTasks - Math.floor(batch / 2);
+          const seen = idle;
+          await driver.run(() => engine.finishedTasks >= half || idle > seen);
+          const k = engine.compact(1);
+          if (k > 0) {
+            spy.rebase(k);
+            driver.rebase(k);
+            under.rebase?.(k);
+            recycled += k;
+          }
+        }
+        engine.close(spy.now());
+        await driver.run(() => engine.isFinished);
+        spy.finish();
+        values = under.homeValues?.();
+      } finally {
+        await opened.backend.stop();
+        await under.dispose?.();
+      }
+      assert.deepEqual(spy.violations, [], `${label(c)}: the backend broke its contract`);
+      assert.deepEqual(driver.failures, [], `${label(c)}: tasks failed`);
+      assert.ok(recycled >= total / 2, `${label(c)}: only ${recycled} tasks recycled`);
+      assert.equal(graph.retired, recycled, `${label(c)}: the graph's retired count`);
+      assert.deepEqual(
+        [...spy.runOrder].sort((a, b) => a - b),
+        Array.from({ length: total }, (_, t) => t),
+        `${label(c)}: every task once`,
+      );
+      if (values === undefined) return;
+      // The kernels' results equal the stream's tasks run in submission order.
+      const { checksum } = await import('../helpers/kernels.ts');
+      const whole = new TaskGraph();
+      prepareStream(whole);
+      for (let i = 0; i < total; i++) addStreamTask(whole, i);
+      const expected = Array.from({ length: whole.handleCount }, (_, h) =>
+        Int32Array.from({ length: whole.handleSize.data[h]! / 4 }, (_, k) => initialWord(h, k)),
+      );
+      for (let t = 0; t < total; t++) {
+        checksum(
+          whole.accesses(t).map(([h]) => expected[h]!),
+          Float64Array.from(checksumArgs(whole, t)),
+        );
+      }
+      for (let h = 0; h < whole.handleCount; h++) {
+        assert.deepEqual(values[h], expected[h], `${label(c)}: handle ${h} differs from the sequential run`);
       }
     });
   });

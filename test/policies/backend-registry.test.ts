@@ -15,6 +15,7 @@ import { PlatformModel } from '../../src/core/model.ts';
 import { BACKENDS, createBackend } from '../../src/drive/registry.ts';
 import { BufferStore } from '../../src/exec/buffers.ts';
 import { WorkerPool } from '../../src/exec/pool.ts';
+import { dropPayloads } from '../../src/exec/recycle.ts';
 import { checksumWgsl } from '../../src/webgpu/checksum.ts';
 import type { WebGpuKernel } from '../../src/webgpu/kernel.ts';
 import { BACKEND_CASES, checksumArgs, initialWord, runBackendConformance } from '../conformance/backend.ts';
@@ -73,11 +74,15 @@ for (const entry of BACKENDS) {
       store.useNodes(platform.nodes.length, platform.homeNode);
       const payloads = { kernel: new IntList(), argStart: new IntList(), args: new FloatList() };
       payloads.argStart.push(0);
-      for (let t = 0; t < graph.taskCount; t++) {
-        payloads.kernel.push(failing.has(t) ? BOOM : CHECKSUM);
-        for (const a of checksumArgs(graph, t)) payloads.args.push(a);
-        payloads.argStart.push(payloads.args.length);
-      }
+      /** The payloads of tasks [from, to), as a Runtime records them at submission. */
+      const appended = (from: number, to: number) => {
+        for (let t = from; t < to; t++) {
+          payloads.kernel.push(failing.has(t) ? BOOM : CHECKSUM);
+          for (const a of checksumArgs(graph, t)) payloads.args.push(a);
+          payloads.argStart.push(payloads.args.length);
+        }
+      };
+      appended(0, graph.taskCount);
       // Made by the registry from the entry's name, as a Runtime session makes it.
       const setup = {
         graph,
@@ -111,6 +116,9 @@ for (const entry of BACKENDS) {
                 ),
             }
           : {}),
+        appended,
+        // As the Runtime recycles: the payloads of recycled tasks are dropped.
+        rebase: (k: number) => dropPayloads(payloads, k),
         dispose: async () => {
           await pool?.close();
           for (const d of devices?.values() ?? []) d.dispose();

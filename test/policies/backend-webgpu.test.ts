@@ -9,6 +9,7 @@
  * no adapter is found.
  */
 import { FloatList, IntList } from '../../src/core/growable.ts';
+import { dropPayloads } from '../../src/exec/recycle.ts';
 import { WebGpuBackend } from '../../src/webgpu/backend.ts';
 import { checksumWgsl } from '../../src/webgpu/checksum.ts';
 import type { WebGpuKernel } from '../../src/webgpu/kernel.ts';
@@ -45,11 +46,15 @@ runBackendConformance({
     const devices = await devicesFor(platform);
     const payloads = { kernel: new IntList(), argStart: new IntList(), args: new FloatList() };
     payloads.argStart.push(0);
-    for (let t = 0; t < graph.taskCount; t++) {
-      payloads.kernel.push(failing.has(t) ? 1 : 0);
-      for (const a of checksumArgs(graph, t)) payloads.args.push(a);
-      payloads.argStart.push(payloads.args.length);
-    }
+    /** The payloads of tasks [from, to), as a Runtime records them at submission. */
+    const appended = (from: number, to: number) => {
+      for (let t = from; t < to; t++) {
+        payloads.kernel.push(failing.has(t) ? 1 : 0);
+        for (const a of checksumArgs(graph, t)) payloads.args.push(a);
+        payloads.argStart.push(payloads.args.length);
+      }
+    };
+    appended(0, graph.taskCount);
     const initial = Array.from({ length: graph.handleCount }, (_, h) => {
       const words = graph.handleSize.data[h]! / 4;
       return Int32Array.from({ length: words }, (_, k) => initialWord(h, k)).buffer;
@@ -70,6 +75,9 @@ runBackendConformance({
           { length: graph.handleCount },
           (_, h) => new Int32Array(backend.homeBytes(h).slice(0, graph.handleSize.data[h]!)),
         ),
+      appended,
+      // As the Runtime recycles: the payloads of recycled tasks are dropped.
+      rebase: (k: number) => dropPayloads(payloads, k),
       dispose: async () => {
         for (const d of devices.values()) d.dispose();
       },

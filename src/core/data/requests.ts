@@ -57,9 +57,13 @@ export class RequestQueues {
     this.markDirty(n);
   }
 
-  /** Task ids shift down by k (the engine's compaction): the queued requests follow. */
-  rebase(k: number): void {
+  /**
+   * Task ids shift down by k and access indices by `accesses` (the engine's compaction drops
+   * the graph's first k tasks and their accesses): the queued requests follow.
+   */
+  rebase(k: number, accesses: number): void {
     for (const q of this.reqTask) q.addToAll(-k);
+    for (const q of this.reqAccess) q.addToAll(-accesses);
   }
 
   /** Node `n`'s queue may make progress (memory was freed, content arrived, a task came). */
