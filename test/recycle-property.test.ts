@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import type { Engine } from '../src/core/engine.ts';
 import { TaskGraph } from '../src/core/graph.ts';
 import { PlatformModel } from '../src/core/model.ts';
-import { AccessMode } from '../src/core/types.ts';
+import { type Access, AccessMode } from '../src/core/types.ts';
 import type { Backend } from '../src/drive/backend.ts';
 import { openRun } from '../src/drive/open-run.ts';
 import { SimBackend } from '../src/sim/backend.ts';
@@ -47,7 +47,7 @@ function addTask(g: TaskGraph, s: Session, i: number): void {
     return (x >>> 0) % n;
   };
   const w = next(s.handles);
-  const accesses: [number, number][] = [[w, AccessMode.RW]];
+  const accesses: Access[] = [[w, AccessMode.RW]];
   for (let k = next(2) + 1; k > 0; k--) {
     const r = next(s.handles);
     if (accesses.every(([h]) => h !== r)) accesses.push([r, AccessMode.R]);
