@@ -3,8 +3,10 @@
  * absolute 1 B/s floor per flow), a starved prefetch resumes when the urgent flows end, and a
  * bandwidth outside the simulated range is refused in one line at platform load.
  */
+
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { IntList } from '../src/core/growable.ts';
 import { parsePlatformFile } from '../src/platform/schema.ts';
 import { parseBandwidth } from '../src/platform/units.ts';
 import { Network } from '../src/sim/network.ts';
@@ -16,9 +18,9 @@ function drain(net: Network): Map<number, number> {
   while (net.active > 0) {
     const t = net.nextCompletion();
     assert.ok(Number.isFinite(t), 'a flow in flight has a finite completion time');
-    const done: number[] = [];
+    const done = new IntList();
     net.complete(t, done);
-    for (const id of done) ends.set(id, t);
+    for (const id of done.data.subarray(0, done.length)) ends.set(id, t);
   }
   return ends;
 }

@@ -9,7 +9,7 @@
  */
 import type { Engine } from '../core/engine.ts';
 import type { TaskGraph } from '../core/graph.ts';
-import { IntQueue } from '../core/growable.ts';
+import { IntList, IntQueue } from '../core/growable.ts';
 import type { DurationModel } from '../core/model.ts';
 import type { Platform } from '../core/platform.ts';
 import { Rng } from '../core/rng.ts';
@@ -63,7 +63,8 @@ export class SimBackend implements Backend {
   private startOf = new Float64Array(1024);
   /** Time each copy started (left its stream's queue), by transfer id (grows). */
   private copyStart = new Float64Array(1024);
-  private readonly done: number[] = [];
+  /** Copies completed by the current event (reused). */
+  private readonly done = new IntList(16);
   private readonly guard = new ProgressGuard();
   /** Tasks and copies completed (the guard's measure of progress). */
   private completed = 0;
@@ -194,7 +195,7 @@ export class SimBackend implements Backend {
         done.length = 0;
         net.complete(tNet, done);
         for (let i = 0; i < done.length; i++) {
-          const id = done[i]!;
+          const id = done.data[i]!;
           this.channelDone(id);
           sink.transferFinished(id, this.copyStart[id]!);
         }

@@ -12,6 +12,7 @@
  * arrays and no allocation; flows in flight are few (bounded by the workers' pipelines and
  * prefetches).
  */
+import type { IntList } from '../core/growable.ts';
 import type { Platform } from '../core/platform.ts';
 import { LocusError } from '../core/types.ts';
 import { PLATFORM_LIMITS } from '../platform/limits.ts';
@@ -130,9 +131,10 @@ export class Network {
 
   /**
    * Advances to `now` (a completion time from nextCompletion) and removes the flows that
-   * completed by then, appending their transfer ids to `done` in flow order.
+   * completed by then, appending their transfer ids to `done` in flow order (a growable list
+   * the caller reuses: no allocation per event).
    */
-  complete(now: number, done: number[]): void {
+  complete(now: number, done: IntList): void {
     const dt = now - this.lastUpdate;
     this.lastUpdate = now;
     // A flow within a nanosecond of its end, or within a few floating-point steps of `now`

@@ -232,17 +232,25 @@ export class WorkerPipelines {
    * only what the scheduler's filter allows. Built once per node, at the first use.
    */
   private bufferFilter(n: number): (handle: number) => boolean {
-    let f = this.bufferFilters[n];
-    if (f === undefined) {
-      const sched = this.e.scheduler.evictionFilter?.(n);
-      const nn = this.e.replicas.nNodes;
-      f = sched ? (h) => this.bufNeed[h * nn + n] === 0 && sched(h) : (h) => this.bufNeed[h * nn + n] === 0;
-      this.bufferFilters[n] = f;
-      // The eviction index applies it without calling it when it knows the scheduler's part.
-      const index = this.e.memory.index;
-      const schedBits = sched ? index.bitsOf(sched) : 0;
-      if (schedBits >= 0) index.describe(f, EVICT_BUFFERED | schedBits);
-    }
+    return this.bufferFilters[n] ?? this.makeBufferFilter(n);
+  }
+
+  /**
+   * Builds node n's buffer filter (bufferFilter's first call). Kept apart so that the hot
+   * bufferFilter captures nothing: a function whose parameters a closure captures allocates
+   * a context at every call, closure made or not.
+   */
+  private makeBufferFilter(n: number): (handle: number) => boolean {
+    const sched = this.e.scheduler.evictionFilter?.(n);
+    const nn = this.e.replicas.nNodes;
+    const f = sched
+      ? (h: number) => this.bufNeed[h * nn + n] === 0 && sched(h)
+      : (h: number) => this.bufNeed[h * nn + n] === 0;
+    this.bufferFilters[n] = f;
+    // The eviction index applies it without calling it when it knows the scheduler's part.
+    const index = this.e.memory.index;
+    const schedBits = sched ? index.bitsOf(sched) : 0;
+    if (schedBits >= 0) index.describe(f, EVICT_BUFFERED | schedBits);
     return f;
   }
 

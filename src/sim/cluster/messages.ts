@@ -5,6 +5,7 @@
  * message first pays the network's latency, then flows: alone on an idle network it takes
  * latency + bytes / NIC bandwidth. Deterministic: events at one time come in posting order.
  */
+import { IntList } from '../../core/growable.ts';
 import type { ClusterNetwork, Platform } from '../../core/platform.ts';
 import { EventHeap } from '../event-heap.ts';
 import { Network } from '../network.ts';
@@ -49,7 +50,7 @@ function networkPlatform(c: ClusterNetwork, nodes: number): Platform {
 export class MessageNetwork {
   private readonly starts = new EventHeap();
   private readonly flows: Network;
-  private readonly done: number[] = [];
+  private readonly done = new IntList(16);
   /** Messages waiting out their latency: bytes, sender, receiver. */
   private readonly pending = new Map<number, [bytes: number, from: number, to: number]>();
   private inFlight = 0;
@@ -88,7 +89,7 @@ export class MessageNetwork {
     if (this.flows.nextCompletion() <= now) {
       this.flows.complete(now, this.done);
       this.inFlight -= this.done.length;
-      return this.done;
+      return Array.from(this.done.data.subarray(0, this.done.length));
     }
     while (this.starts.peekTime() <= now) {
       const id = this.starts.peekPayload();
@@ -97,6 +98,6 @@ export class MessageNetwork {
       this.pending.delete(id);
       this.flows.add(id, bytes, from, to, true, now);
     }
-    return this.done;
+    return [];
   }
 }
