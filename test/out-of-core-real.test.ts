@@ -345,6 +345,19 @@ describe('locus run --mode real --host-mem --disk DIR', () => {
     const webgpu = locus(['run', '--mode', 'real', '--backend', 'webgpu', '-w', 'cholesky', '--disk', base]);
     assert.equal(webgpu.status, 2);
     assert.match(webgpu.stderr, /^locus: --disk applies to the threads backend/);
+    assert.equal(webgpu.stderr.trim().split('\n').length, 1);
+    for (const cluster of ['mpi', 'sim']) {
+      const mode = cluster === 'mpi' ? ['--mode', 'real'] : [];
+      const r2 = locus(['run', ...mode, '--cluster', cluster, '-w', 'cholesky', '--disk', base]);
+      assert.equal(r2.status, 2);
+      assert.match(
+        r2.stderr,
+        new RegExp(
+          `^locus: --disk does not apply to --cluster ${cluster} \\(out of core runs on one machine`,
+        ),
+      );
+      assert.equal(r2.stderr.trim().split('\n').length, 1);
+    }
   });
 
   test('Ctrl-C removes the disk folder', async () => {
