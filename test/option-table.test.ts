@@ -67,6 +67,8 @@ const VALUES: { [K in keyof RunOptions]?: RunOptions[K] } = {
   darts3inputs: true,
   dartsOpti: true,
   dartsPushFree: true,
+  dartsHostLevel: true,
+  dartsHostAhead: true,
   readyFirst: true,
   prefetchWindow: 2,
   parallelEvictions: true,
@@ -207,9 +209,9 @@ describe('the option table', { timeout: 300_000 }, () => {
         );
       }
     }
-    // --runtime, --coherence, --mapping, --serial, --prefetch, the four DARTS options and
+    // --runtime, --coherence, --mapping, --serial, --prefetch, the six DARTS options and
     // hfp's three critical-path options; --cache-lines, --wake-latency, --target-clean.
-    assert.equal(schedulerRows, 12);
+    assert.equal(schedulerRows, 14);
     assert.equal(companionRows, 3);
   });
 
@@ -278,6 +280,8 @@ describe('the option table', { timeout: 300_000 }, () => {
       'criticalLocal',
       'criticalSlack',
       'darts3inputs',
+      'dartsHostAhead',
+      'dartsHostLevel',
       'dartsOpti',
       'dartsPushFree',
       'dartsThreshold',

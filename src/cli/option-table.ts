@@ -133,6 +133,17 @@ export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
     runs: ALL,
     schedulers: SCHEDULER_OPTION_READERS.dartsPushFree,
   },
+  dartsHostLevel: {
+    flag: '--darts-host-level',
+    runs: ['sim', 'real'],
+    schedulers: SCHEDULER_OPTION_READERS.dartsHostLevel,
+    both: true,
+  },
+  dartsHostAhead: {
+    flag: '--darts-host-ahead',
+    runs: ['sim', 'real'],
+    schedulers: SCHEDULER_OPTION_READERS.dartsHostAhead,
+  },
   criticalSlack: { flag: '--critical-slack', runs: ALL, schedulers: SCHEDULER_OPTION_READERS.criticalSlack },
   criticalLocal: { flag: '--critical-local', runs: ALL, schedulers: SCHEDULER_OPTION_READERS.criticalLocal },
   criticalFixed: { flag: '--critical-fixed', runs: ALL, schedulers: SCHEDULER_OPTION_READERS.criticalFixed },
@@ -155,7 +166,9 @@ function given(o: RunOptions, key: keyof RunOptions, rule: OptionRule): boolean 
 
 /** The flag with its spelling as given: `--no-prefetch` for prefetch false. */
 function shown(o: RunOptions, key: keyof RunOptions, rule: OptionRule): string {
-  return key === 'prefetch' && o.prefetch === false ? '--no-prefetch' : rule.flag;
+  if (key === 'prefetch' && o.prefetch === false) return '--no-prefetch';
+  if (key === 'dartsHostLevel' && o.dartsHostLevel === false) return '--no-darts-host-level';
+  return rule.flag;
 }
 
 /** The message refusing `flag` in a run of kind `run`, or undefined when that run reads it. */

@@ -16,6 +16,10 @@ export interface SimulationFlags {
   darts3inputs?: boolean;
   dartsOpti?: boolean;
   dartsPushFree?: boolean;
+  /** --darts-host-level / --no-darts-host-level: out of core, DARTS plans host memory for the CPUs. */
+  dartsHostLevel?: boolean;
+  /** --darts-host-ahead: the host level decides its next datum before its plan runs out. */
+  dartsHostAhead?: boolean;
   /** --critical-slack: hfp's critical-path front width, a fraction of the top priority. */
   criticalSlack?: number;
   /** --critical-local: hfp picks critical tasks by missing bytes first. */
@@ -53,6 +57,18 @@ export function addSimulationOptions(cmd: Command): Command {
       "darts: plan a task pushed with all its inputs on a GPU there at once (StarPU master's darts)",
     )
     .option(
+      '--darts-host-level',
+      'darts, hfp: out of core, plan host memory for the CPU workers as one more level (Algorithm 2 there, data prefetched from the disk)',
+    )
+    .option(
+      '--no-darts-host-level',
+      'darts, hfp: out of core, CPU workers load their inputs from the disk on demand',
+    )
+    .option(
+      '--darts-host-ahead',
+      "darts, hfp with the host level: decide the host's next datum (and read it from the disk) before its planned tasks run out",
+    )
+    .option(
       '--critical-slack <x>',
       'hfp: ready tasks within this fraction of the highest priority not handed out go first (default 0.03)',
       fractionValue,
@@ -86,6 +102,8 @@ export function schedulerOptionsFrom(f: SimulationFlags): SchedulerOptions {
   if (f.darts3inputs) o.darts3inputs = true;
   if (f.dartsOpti) o.dartsOpti = true;
   if (f.dartsPushFree) o.dartsPushFree = true;
+  if (f.dartsHostLevel !== undefined) o.dartsHostLevel = f.dartsHostLevel;
+  if (f.dartsHostAhead) o.dartsHostAhead = true;
   if (f.criticalSlack !== undefined) o.criticalSlack = f.criticalSlack;
   if (f.criticalLocal) o.criticalLocal = true;
   if (f.criticalFixed) o.criticalFixed = true;

@@ -400,6 +400,11 @@ export class HfpScheduler implements Scheduler {
     this.inner.dataRemoved(handle, node);
   }
 
+  /** Out of core: the embedded DARTS's host level follows copies into host memory. */
+  dataRequested(handle: number, node: number): void {
+    this.inner.dataRequested(handle, node);
+  }
+
   /** GPU `worker`'s known future after its pipeline: its plan, then DARTS's planned tasks. */
   *plannedTasks(worker: number): Iterable<number> {
     if (this.chainRunner !== undefined) yield* this.chainRunner.planned(worker);

@@ -1,0 +1,120 @@
+/**
+ * DARTS's host level out of core (issue 30, src/sched/darts/host-level.ts): with a disk below
+ * host memory and no GPU, DARTS plans host memory for the CPU workers as seed 000's Algorithm 2
+ * plans a GPU's, LUF evicts host memory by the host's plan, and the chosen data are prefetched
+ * from the disk. Exact counts on a small matrix product worked by hand.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { TransferKind } from '../src/core/engine.ts';
+import { TaskGraph } from '../src/core/graph.ts';
+import { AccessMode } from '../src/core/types.ts';
+import { attachDisk, withHostMemory } from '../src/platform/disk.ts';
+import { DartsScheduler } from '../src/sched/darts/darts.ts';
+import { HfpScheduler } from '../src/sched/hfp.ts';
+import { testPlatform } from './helpers/platforms.ts';
+import { checkedRun } from './helpers/run.ts';
+
+const { R } = AccessMode;
+const MB = 1e6;
+const DISK = { name: 'disk', capacity: 1e9, readBandwidth: 1e9, writeBandwidth: 1e9, latency: 1e-5 };
+
+/** 4 row blocks A0..A3 (handles 0-3), 4 column blocks B0..B3 (4-7), 16 tasks A_i x B_j, row-major. */
+function product(): TaskGraph {
+  const g = new TaskGraph();
+  const k = g.addCodelet({ name: 'k', kinds: ['cpu', 'gpu'] });
+  const a = Array.from({ length: 4 }, () => g.addHandle(MB));
+  const b = Array.from({ length: 4 }, () => g.addHandle(MB));
+  for (let i = 0; i < 4; i++)
+    for (let j = 0; j < 4; j++)
+      g.submit(
+        k,
+        [
+          [a[i]!, R],
+          [b[j]!, R],
+        ],
+        { flops: 1e8 },
+      );
+  return g;
+}
+
+/** One CPU worker, host memory of 3 MB (three blocks), the disk below it. */
+function cpuOnly(cpus = 1) {
+  return attachDisk(withHostMemory(testPlatform({ gpus: 0, gpuCapacity: 0, cpus }), 3 * MB), DISK);
+}
+
+describe("DARTS's host level out of core", () => {
+  test('a CPU-only machine plans host memory: two rows of A resident, B streamed (11 reads, not 21)', () => {
+    // Without the host level the CPU takes the highest-priority pool task (all equal: the pool's
+    // order, row by row from the last) and nothing is planned on the host, so LUF evicts there
+    // in LRU order: each row reads its A block and all of B again, 1 + 4 x 5 = 21 reads. With it: the
+    // first task (A0, B0) is the fallback (no datum frees a task); then A1 frees (A1, B0) (ties:
+    // most unprocessed readers, then the lowest id), B1, B2, B3 each free two tasks (A0 and A1
+    // resident, the used B evicted: LUF's victim is the datum no planned task reads); then A2
+    // frees (A2, B3), A3 frees (A3, B3) and has more unprocessed readers than any B, and B0, B1,
+    // B2 free two tasks each: 2 + 1 + 3 + 2 + 3 = 11 reads.
+    const g = product();
+    const off = checkedRun(g, cpuOnly(), {
+      sched: new DartsScheduler({ dartsHostLevel: false }),
+      eviction: 'luf',
+    });
+    assert.deepEqual(off.checker.violations, []);
+    assert.equal(off.stats.bytesFromDisk, 21 * MB);
+    const darts = new DartsScheduler();
+    const on = checkedRun(g, cpuOnly(), { sched: darts, eviction: 'luf' });
+    assert.deepEqual(on.checker.violations, []);
+    assert.equal(on.stats.bytesFromDisk, 11 * MB);
+    assert.ok(on.stats.peakMemory[0]! <= 3 * MB);
+    // On by default without GPUs: one fallback, 9 decisions (A1, B1-B3, A2, A3, B0-B2).
+    assert.deepEqual(darts.hostStats, { decisions: 9, planned: 15, fallbacks: 1, prefetches: 9, waits: 0 });
+    // Each decision's datum was requested ahead, as a prefetch.
+    assert.equal(on.stats.transfersByKind[TransferKind.PREFETCH], 9);
+    assert.equal(off.stats.transfersByKind[TransferKind.PREFETCH], 0);
+  });
+
+  test("hfp's Belady eviction follows the same host plan", () => {
+    const g = product();
+    const hfp = new HfpScheduler();
+    const r = checkedRun(g, cpuOnly(), { sched: hfp });
+    assert.deepEqual(r.checker.violations, []);
+    assert.equal(r.stats.bytesFromDisk, 11 * MB);
+    const off = checkedRun(g, cpuOnly(), { sched: new HfpScheduler({ dartsHostLevel: false }) });
+    assert.equal(off.stats.bytesFromDisk, 21 * MB);
+  });
+
+  test('CPU workers wait rather than plan tasks whose data do not fit beside the running ones', () => {
+    // Two CPU workers, three blocks of host memory: a second task beside one running needs a
+    // fourth block unless it shares an input. The second worker waits (16 times over the run)
+    // rather than plan a task whose data do not fit, and the plan and the reads are those of
+    // one worker: the same 9 decisions, 11 reads.
+    const g = product();
+    const darts = new DartsScheduler();
+    const r = checkedRun(g, cpuOnly(2), { sched: darts, eviction: 'luf' });
+    assert.deepEqual(r.checker.violations, []);
+    assert.ok(r.stats.peakMemory[0]! <= 3 * MB);
+    assert.equal(r.stats.bytesFromDisk, 11 * MB);
+    assert.deepEqual(darts.hostStats, { decisions: 9, planned: 15, fallbacks: 1, prefetches: 9, waits: 16 });
+    assert.equal(
+      r.stats.tasksRun.reduce((x, y) => x + y, 0),
+      16,
+    );
+  });
+
+  test('beside GPUs it is off unless asked for; without a disk it does not exist', () => {
+    const g = product();
+    const mixed = attachDisk(
+      withHostMemory(testPlatform({ gpus: 1, gpuCapacity: 2 * MB, cpus: 1, gpuRate: 1e12 }), 3 * MB),
+      DISK,
+    );
+    const byDefault = new DartsScheduler();
+    checkedRun(g, mixed, { sched: byDefault, eviction: 'luf' });
+    assert.equal(byDefault.hostStats, undefined);
+    const asked = new DartsScheduler({ dartsHostLevel: true });
+    const r = checkedRun(g, mixed, { sched: asked, eviction: 'luf' });
+    assert.deepEqual(r.checker.violations, []);
+    assert.ok(asked.hostStats !== undefined);
+    const inRam = new DartsScheduler({ dartsHostLevel: true });
+    checkedRun(g, testPlatform({ gpus: 0, gpuCapacity: 0, cpus: 1 }), { sched: inRam, eviction: 'luf' });
+    assert.equal(inRam.hostStats, undefined);
+  });
+});
