@@ -57,6 +57,7 @@ const VALUES: { [K in keyof RunOptions]?: RunOptions[K] } = {
   check: true,
   calibrate: true,
   record: false,
+  readAhead: true,
   throttle: true,
   checkAccesses: true,
   taskTimeLimit: 10,

@@ -2,16 +2,19 @@
  * DARTS's host level out of core (issue 30, src/sched/darts/host-level.ts): with a disk below
  * host memory and no GPU, DARTS plans host memory for the CPU workers as seed 000's Algorithm 2
  * plans a GPU's, LUF evicts host memory by the host's plan, and the chosen data are prefetched
- * from the disk. Exact counts on a small matrix product worked by hand.
+ * from the disk. Exact counts on a small matrix product worked by hand. And the real runs'
+ * read-ahead (src/exec/read-ahead.ts), simulated here so that its reads are exact.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { TransferKind } from '../src/core/engine.ts';
 import { TaskGraph } from '../src/core/graph.ts';
 import { AccessMode } from '../src/core/types.ts';
+import { withReadAhead } from '../src/exec/read-ahead.ts';
 import { attachDisk, withHostMemory } from '../src/platform/disk.ts';
 import { DartsScheduler } from '../src/sched/darts/darts.ts';
 import { HfpScheduler } from '../src/sched/hfp.ts';
+import { createScheduler } from '../src/sched/index.ts';
 import { testPlatform } from './helpers/platforms.ts';
 import { checkedRun } from './helpers/run.ts';
 
@@ -116,5 +119,43 @@ describe("DARTS's host level out of core", () => {
     const inRam = new DartsScheduler({ dartsHostLevel: true });
     checkedRun(g, testPlatform({ gpus: 0, gpuCapacity: 0, cpus: 1 }), { sched: inRam, eviction: 'luf' });
     assert.equal(inRam.hostStats, undefined);
+  });
+});
+
+describe('read-ahead from the disk (src/exec/read-ahead.ts)', () => {
+  test('the inputs of ready tasks not popped yet are read into host memory beside the running task', () => {
+    // One CPU worker (pipeline 1), six independent tasks each reading its own 1 MB datum, host
+    // memory of 3 MB. Without read-ahead each read starts when its task is popped, after the
+    // previous task ends: six reads on demand, none overlapping a task. With it (window 2) the
+    // reads of the next ready tasks go while one runs: every read is one ahead (the first task's
+    // too, read as it becomes ready, before the worker pops it), the same six reads in all, and
+    // the run ends sooner by the reads it overlaps.
+    const g = new TaskGraph();
+    const k = g.addCodelet({ name: 'k', kinds: ['cpu'] });
+    for (let i = 0; i < 6; i++) g.submit(k, [[g.addHandle(MB), R]], { flops: 1e8 });
+    const plain = checkedRun(g, cpuOnly(), { sched: 'eager' });
+    const stats = { requests: 0, bytes: 0 };
+    const ahead = checkedRun(g, cpuOnly(), {
+      sched: withReadAhead(createScheduler('eager'), { window: 2, stats }),
+    });
+    assert.deepEqual(ahead.checker.violations, []);
+    assert.equal(plain.stats.transfersByKind[TransferKind.PREFETCH], 0);
+    assert.deepEqual(stats, { requests: 6, bytes: 6 * MB });
+    assert.equal(ahead.stats.transfersByKind[TransferKind.PREFETCH], 6);
+    assert.equal(ahead.stats.bytesFromDisk, 6 * MB);
+    assert.equal(plain.stats.bytesFromDisk, 6 * MB);
+    assert.ok(ahead.stats.peakMemory[0]! <= 3 * MB);
+    assert.ok(ahead.result.makespanS < plain.result.makespanS);
+  });
+
+  test('without a disk it does nothing: the run is the same', () => {
+    const g = product();
+    const p = testPlatform({ gpus: 0, gpuCapacity: 0, cpus: 2 });
+    const stats = { requests: 0, bytes: 0 };
+    const plain = checkedRun(g, p, { sched: 'eager' });
+    const ahead = checkedRun(g, p, { sched: withReadAhead(createScheduler('eager'), { stats }) });
+    assert.equal(stats.requests, 0);
+    assert.equal(ahead.result.makespanS, plain.result.makespanS);
+    assert.equal(ahead.result.events, plain.result.events);
   });
 });

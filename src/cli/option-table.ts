@@ -111,6 +111,7 @@ export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
   check: { flag: '--check', runs: REAL, why: 'a simulation computes no values' },
   calibrate: { flag: '--calibrate', runs: REAL, why: 'a simulation measures nothing' },
   record: { flag: '--no-record', runs: REAL, why: 'a simulation saves no measurements', negated: true },
+  readAhead: { flag: '--read-ahead', runs: ['real'], needs: { key: 'disk', flag: '--disk' } },
   throttle: { flag: '--throttle', runs: REAL, why: "a simulation always runs at the links' speed" },
   checkAccesses: { flag: '--check-accesses', runs: REAL, why: 'a simulation runs no kernel' },
   taskTimeLimit: {

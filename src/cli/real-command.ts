@@ -132,6 +132,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       // Out of core: host memory capped, the disk's file in the directory --disk names.
       ...(o.hostMem !== undefined ? { hostMem: o.hostMem } : {}),
       ...(o.disk !== undefined ? { disk: realDisk(o.disk, platform) } : {}),
+      ...(o.readAhead ? { readAhead: true } : {}),
       throttle: o.throttle,
       checkAccesses: o.checkAccesses,
       taskTimeLimit: o.taskTimeLimit,
