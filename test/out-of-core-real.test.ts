@@ -361,10 +361,6 @@ describe('locus run --mode real --host-mem --disk DIR', () => {
     assert.equal(r.status, 2);
     assert.match(r.stderr, /^locus: disk .*nope: it does not exist \(ENOENT\); give a directory/);
     assert.equal(r.stderr.trim().split('\n').length, 1);
-    const webgpu = locus(['run', '--mode', 'real', '--backend', 'webgpu', '-w', 'cholesky', '--disk', base]);
-    assert.equal(webgpu.status, 2);
-    assert.match(webgpu.stderr, /^locus: --disk applies to the threads backend/);
-    assert.equal(webgpu.stderr.trim().split('\n').length, 1);
     for (const cluster of ['mpi', 'sim']) {
       const mode = cluster === 'mpi' ? ['--mode', 'real'] : [];
       const r2 = locus(['run', ...mode, '--cluster', cluster, '-w', 'cholesky', '--disk', base]);

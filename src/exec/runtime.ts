@@ -257,11 +257,6 @@ export class Runtime {
             gpus: options.gpus,
             gpuMem,
           });
-    if (backend === 'webgpu' && options.disk !== undefined)
-      throw new LocusError(
-        'LOCUS_OPTION_CONFLICT',
-        "RuntimeOptions.disk: out of core runs on the threads backend (or simulated), not 'webgpu'",
-      );
     // Out of core: host memory capped, a disk attached (and, in real mode, its file made).
     const ooc = outOfCore(options, resolved, mode === 'real');
     const platform = ooc.platform;
