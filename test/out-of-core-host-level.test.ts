@@ -159,3 +159,52 @@ describe('read-ahead from the disk (src/exec/read-ahead.ts)', () => {
     assert.equal(ahead.result.events, plain.result.events);
   });
 });
+
+describe("DARTS's host level in a long session", () => {
+  test('a simulated Runtime that recycles finished tasks runs the same as one that does not', async () => {
+    // Two batches of 5,000 tasks (past the engine's minimum compaction), 12 data of 8 KiB,
+    // host memory for 5 of them above a disk: the host level's tables shift with the tasks.
+    const { Runtime } = await import('../src/exec/runtime.ts');
+    const kernels = new URL('./helpers/kernels.ts', import.meta.url);
+    const run = async (recycle: boolean) => {
+      const darts = new DartsScheduler();
+      const rt = await Runtime.create({
+        mode: 'simulated',
+        cpus: 2,
+        gpus: 0,
+        hostMem: 5 * 8192,
+        disk: {},
+        scheduler: darts,
+        eviction: 'luf',
+        recycle,
+        perfModels: 'off',
+      });
+      const inc = rt.codelet({ name: 'inc', kernel: { module: kernels, export: 'inc' } });
+      const x = Array.from({ length: 12 }, (_, i) => rt.data(new Float64Array(1024), { name: `x${i}` }));
+      for (let b = 0; b < 2; b++) {
+        for (let i = 0; i < 5000; i++) {
+          const n = b * 5000 + i;
+          rt.submit(inc, [
+            [x[n % 12]!, 'RW'],
+            [x[(n * 7 + 1) % 12]!, 'R'],
+          ]);
+        }
+        await rt.wait();
+      }
+      const r = rt.report();
+      const retired = (rt as unknown as { graph: { retired: number } }).graph.retired;
+      await rt.close();
+      return { r, retired, stats: { ...darts.hostStats! } };
+    };
+    const kept = await run(false);
+    const recycled = await run(true);
+    assert.ok(kept.stats.decisions > 0);
+    assert.equal(kept.retired, 0);
+    assert.ok(recycled.retired > 0, 'the engine recycled tasks');
+    assert.deepEqual(recycled.stats, kept.stats);
+    assert.equal(recycled.r.tasks, 10000);
+    assert.equal(recycled.r.makespanS, kept.r.makespanS);
+    assert.equal(recycled.r.bytesFromDisk, kept.r.bytesFromDisk);
+    assert.equal(recycled.r.bytesToDisk, kept.r.bytesToDisk);
+  });
+});
