@@ -181,6 +181,7 @@ describe("DARTS's host level in a long session", () => {
       });
       const inc = rt.codelet({ name: 'inc', kernel: { module: kernels, export: 'inc' } });
       const x = Array.from({ length: 12 }, (_, i) => rt.data(new Float64Array(1024), { name: `x${i}` }));
+      let r: Awaited<ReturnType<typeof rt.wait>> | undefined;
       for (let b = 0; b < 2; b++) {
         for (let i = 0; i < 5000; i++) {
           const n = b * 5000 + i;
@@ -189,12 +190,11 @@ describe("DARTS's host level in a long session", () => {
             [x[(n * 7 + 1) % 12]!, 'R'],
           ]);
         }
-        await rt.wait();
+        r = await rt.wait();
       }
-      const r = rt.report();
       const retired = (rt as unknown as { graph: { retired: number } }).graph.retired;
       await rt.close();
-      return { r, retired, stats: { ...darts.hostStats! } };
+      return { r: r!, retired, stats: { ...darts.hostStats! } };
     };
     const kept = await run(false);
     const recycled = await run(true);
