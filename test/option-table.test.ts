@@ -70,6 +70,7 @@ const VALUES: { [K in keyof RunOptions]?: RunOptions[K] } = {
   dartsPushFree: true,
   dartsHostLevel: true,
   dartsHostAhead: true,
+  hfpHostStaging: 4,
   readyFirst: true,
   prefetchWindow: 2,
   parallelEvictions: true,
@@ -212,7 +213,7 @@ describe('the option table', { timeout: 300_000 }, () => {
     }
     // --runtime, --coherence, --mapping, --serial, --prefetch, the six DARTS options and
     // hfp's three critical-path options; --cache-lines, --wake-latency, --target-clean.
-    assert.equal(schedulerRows, 14);
+    assert.equal(schedulerRows, 15);
     assert.equal(companionRows, 3);
   });
 
@@ -286,6 +287,7 @@ describe('the option table', { timeout: 300_000 }, () => {
       'dartsOpti',
       'dartsPushFree',
       'dartsThreshold',
+      'hfpHostStaging',
       'mapping',
       'prefetch',
     ]);

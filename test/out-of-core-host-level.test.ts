@@ -208,3 +208,55 @@ describe("DARTS's host level in a long session", () => {
     assert.equal(recycled.r.bytesToDisk, kept.r.bytesToDisk);
   });
 });
+
+describe("hfp's staging of its GPUs' plans in host memory (src/sched/hfp/host-staging.ts)", () => {
+  /** 12 row blocks and 12 column blocks of 1 MB, 144 tasks A_i x B_j of 0.2 ms on a 1 TFlop/s GPU. */
+  function product12(): TaskGraph {
+    const g = new TaskGraph();
+    const k = g.addCodelet({ name: 'k', kinds: ['gpu'] });
+    const a = Array.from({ length: 12 }, () => g.addHandle(MB));
+    const b = Array.from({ length: 12 }, () => g.addHandle(MB));
+    for (const x of a)
+      for (const y of b)
+        g.submit(
+          k,
+          [
+            [x, R],
+            [y, R],
+          ],
+          { flops: 2e8 },
+        );
+    return g;
+  }
+  // One GPU of 16 MB (the 24 blocks do not fit: hfp packs), 12 MB of host memory, a disk at
+  // half the GPU link's bandwidth (a read straight from the disk to the GPU goes at the disk's
+  // speed, holding the link).
+  const platform = () =>
+    attachDisk(withHostMemory(testPlatform({ gpus: 1, gpuCapacity: 16 * MB, cpus: 0 }), 12 * MB), {
+      ...DISK,
+      readBandwidth: 5e8,
+    });
+
+  test("the blocks the GPU's packages stream are read into host memory ahead: the same reads, sooner", () => {
+    const g = product12();
+    const off = new HfpScheduler({ hfpHostStaging: 0 });
+    const a = checkedRun(g, platform(), { sched: off });
+    const on = new HfpScheduler();
+    const b = checkedRun(g, platform(), { sched: on });
+    assert.deepEqual(b.checker.violations, []);
+    assert.equal(on.planStats!.packed, true);
+    assert.equal(off.stagingStats, undefined);
+    // Every block the plan loads from the disk (28 of them) is read ahead into host memory.
+    assert.deepEqual(on.stagingStats, { requests: 28, bytes: 28 * MB });
+    assert.equal(a.stats.bytesFromDisk, 28 * MB);
+    assert.equal(b.stats.bytesFromDisk, 28 * MB);
+    assert.ok(b.stats.peakMemory[0]! <= 12 * MB);
+    assert.ok(b.result.makespanS < a.result.makespanS);
+  });
+
+  test('without a disk there is nothing to stage', () => {
+    const hfp = new HfpScheduler();
+    checkedRun(product12(), testPlatform({ gpus: 1, gpuCapacity: 16 * MB, cpus: 0 }), { sched: hfp });
+    assert.equal(hfp.stagingStats, undefined);
+  });
+});

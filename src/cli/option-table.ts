@@ -145,6 +145,11 @@ export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
     runs: ['sim', 'real'],
     schedulers: SCHEDULER_OPTION_READERS.dartsHostAhead,
   },
+  hfpHostStaging: {
+    flag: '--hfp-host-staging',
+    runs: ['sim', 'real'],
+    schedulers: SCHEDULER_OPTION_READERS.hfpHostStaging,
+  },
   criticalSlack: { flag: '--critical-slack', runs: ALL, schedulers: SCHEDULER_OPTION_READERS.criticalSlack },
   criticalLocal: { flag: '--critical-local', runs: ALL, schedulers: SCHEDULER_OPTION_READERS.criticalLocal },
   criticalFixed: { flag: '--critical-fixed', runs: ALL, schedulers: SCHEDULER_OPTION_READERS.criticalFixed },

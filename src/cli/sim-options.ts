@@ -20,6 +20,8 @@ export interface SimulationFlags {
   dartsHostLevel?: boolean;
   /** --darts-host-ahead: the host level decides its next datum before its plan runs out. */
   dartsHostAhead?: boolean;
+  /** --hfp-host-staging: hfp out of core reads ahead the next n planned tasks' inputs of each GPU into host memory. */
+  hfpHostStaging?: number;
   /** --critical-slack: hfp's critical-path front width, a fraction of the top priority. */
   criticalSlack?: number;
   /** --critical-local: hfp picks critical tasks by missing bytes first. */
@@ -69,6 +71,11 @@ export function addSimulationOptions(cmd: Command): Command {
       "darts, hfp with the host level: decide the host's next datum (and read it from the disk) before its planned tasks run out",
     )
     .option(
+      '--hfp-host-staging <n>',
+      "hfp, out of core: read from the disk into host memory the inputs of each GPU's next n planned tasks (default 8; 0: off)",
+      naturalInt,
+    )
+    .option(
       '--critical-slack <x>',
       'hfp: ready tasks within this fraction of the highest priority not handed out go first (default 0.03)',
       fractionValue,
@@ -104,6 +111,7 @@ export function schedulerOptionsFrom(f: SimulationFlags): SchedulerOptions {
   if (f.dartsPushFree) o.dartsPushFree = true;
   if (f.dartsHostLevel !== undefined) o.dartsHostLevel = f.dartsHostLevel;
   if (f.dartsHostAhead) o.dartsHostAhead = true;
+  if (f.hfpHostStaging !== undefined) o.hfpHostStaging = f.hfpHostStaging;
   if (f.criticalSlack !== undefined) o.criticalSlack = f.criticalSlack;
   if (f.criticalLocal) o.criticalLocal = true;
   if (f.criticalFixed) o.criticalFixed = true;

@@ -35,6 +35,7 @@ export const SCHEDULER_OPTION_READERS: {
   dartsPushFree: DARTS_FAMILY,
   dartsHostLevel: DARTS_FAMILY,
   dartsHostAhead: DARTS_FAMILY,
+  hfpHostStaging: ['hfp'],
   criticalSlack: ['hfp'],
   criticalLocal: ['hfp'],
   criticalFixed: ['hfp'],

@@ -17,6 +17,11 @@ export interface SchedulerOptions {
    * Default: on when the machine has no GPU worker, off beside GPUs.
    */
   dartsHostLevel?: boolean;
+  /**
+   * hfp out of core: read ahead from the disk into host memory the inputs of each GPU's next
+   * n planned tasks (src/sched/hfp/host-staging.ts); 0: off. Default HOST_STAGING_WINDOW (8).
+   */
+  hfpHostStaging?: number;
   /** darts, hfp with dartsHostLevel: decide the host's next datum before its plan runs out. */
   dartsHostAhead?: boolean;
   /**
