@@ -1,7 +1,7 @@
 /**
  * Real runs out of core (issue 30): makespan, wall and CPU time of `locus run --mode real -w
- * cholesky --host-mem ... --disk DIR --check` under the default scheduler (lws) with and without
- * the read-ahead from the disk (`--read-ahead`, src/exec/read-ahead.ts), and under darts+luf with
+ * cholesky --host-mem ... --disk DIR --check` under the default scheduler (lws) in RAM (no
+ * `--host-mem`, no `--disk`: what out of core costs), out of core with and without the read-ahead from the disk (`--read-ahead`, src/exec/read-ahead.ts), and under darts+luf with
  * and without its host level (`--no-darts-host-level`, src/sched/darts/host-level.ts). Each
  * variant and round runs as its own process (the compiled CLI: `npm run build` first), the
  * variants interleaved round by round so that a change of the machine's load falls on all of
@@ -32,16 +32,19 @@ if (!(Number.isInteger(rounds) && rounds > 0)) {
 const CASES = [
   {
     name: 'cholesky 8x8 tiles of 128, 1 MiB',
-    args: ['--tiles', '8', '--tile-size', '128', '--host-mem', '1MiB'],
+    args: ['--tiles', '8', '--tile-size', '128'],
+    hostMem: '1MiB',
   },
   {
     name: 'cholesky 16x16 tiles of 256, 17 MiB',
-    args: ['--tiles', '16', '--tile-size', '256', '--host-mem', '17MiB'],
+    args: ['--tiles', '16', '--tile-size', '256'],
+    hostMem: '17MiB',
   },
 ];
 
 /** The settings compared. */
 const VARIANTS = [
+  { name: 'lws, in RAM', args: [] as string[], inRam: true },
   { name: 'lws', args: [] as string[] },
   { name: 'lws --read-ahead', args: ['--read-ahead'] },
   { name: 'darts+luf --no-darts-host-level', args: ['-s', 'darts+luf', '--no-darts-host-level'] },
@@ -59,11 +62,12 @@ interface Sample {
 }
 
 /** Runs one variant of one case in its own process. */
-function runOnce(args: string[]): Sample {
+function runOnce(args: string[], inRam: boolean): Sample {
   const dir = mkdtempSync(join(tmpdir(), 'locus-ooc-bench-'));
   try {
     const cmd = ['node', 'bin/locus.mjs', 'run', '--mode', 'real', '-w', 'cholesky', ...args];
-    cmd.push('--disk', dir, '--check', '--json', '--no-record');
+    if (!inRam) cmd.push('--disk', dir);
+    cmd.push('--check', '--json', '--no-record');
     const script = `TIMEFORMAT='%R %U %S'; { time ${cmd.map((a) => `'${a}'`).join(' ')} > "$OUT" ; } 2>&1 | tail -1`;
     const out = join(dir, 'out.json');
     const times = execFileSync('bash', ['-c', script], {
@@ -77,8 +81,8 @@ function runOnce(args: string[]): Sample {
       wallS: wall!,
       cpuS: user! + sys!,
       residual: r.residual,
-      bytesRead: r.outOfCore.bytesRead,
-      bytesReadAhead: r.outOfCore.bytesReadAhead,
+      bytesRead: r.outOfCore?.bytesRead ?? 0,
+      bytesReadAhead: r.outOfCore?.bytesReadAhead ?? 0,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -97,7 +101,8 @@ for (let round = 0; round < rounds; round++) {
   for (const c of CASES) {
     for (const v of VARIANTS) {
       const key = `${c.name}|${v.name}`;
-      const s = runOnce([...c.args, ...v.args]);
+      const inRam = 'inRam' in v && v.inRam === true;
+      const s = runOnce([...c.args, ...(inRam ? [] : ['--host-mem', c.hostMem]), ...v.args], inRam);
       if (!samples.has(key)) samples.set(key, []);
       samples.get(key)!.push(s);
     }
