@@ -57,6 +57,7 @@ const VALUES: { [K in keyof RunOptions]?: RunOptions[K] } = {
   check: true,
   calibrate: true,
   record: false,
+  readAhead: true,
   throttle: true,
   checkAccesses: true,
   taskTimeLimit: 10,
@@ -67,6 +68,9 @@ const VALUES: { [K in keyof RunOptions]?: RunOptions[K] } = {
   darts3inputs: true,
   dartsOpti: true,
   dartsPushFree: true,
+  dartsHostLevel: true,
+  dartsHostAhead: true,
+  hfpHostStaging: 4,
   readyFirst: true,
   prefetchWindow: 2,
   parallelEvictions: true,
@@ -207,9 +211,9 @@ describe('the option table', { timeout: 300_000 }, () => {
         );
       }
     }
-    // --runtime, --coherence, --mapping, --serial, --prefetch, the four DARTS options and
+    // --runtime, --coherence, --mapping, --serial, --prefetch, the six DARTS options and
     // hfp's three critical-path options; --cache-lines, --wake-latency, --target-clean.
-    assert.equal(schedulerRows, 12);
+    assert.equal(schedulerRows, 15);
     assert.equal(companionRows, 3);
   });
 
@@ -278,9 +282,12 @@ describe('the option table', { timeout: 300_000 }, () => {
       'criticalLocal',
       'criticalSlack',
       'darts3inputs',
+      'dartsHostAhead',
+      'dartsHostLevel',
       'dartsOpti',
       'dartsPushFree',
       'dartsThreshold',
+      'hfpHostStaging',
       'mapping',
       'prefetch',
     ]);

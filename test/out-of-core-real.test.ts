@@ -30,12 +30,13 @@ function realOnDisk(
   dir: string,
   cpus: number,
   hostMem: number | string,
-  o: { pipeline?: number; capacity?: number } = {},
+  o: { pipeline?: number; capacity?: number; readAhead?: boolean } = {},
 ): Promise<Runtime> {
   return Runtime.create({
     mode: 'real',
     cpus,
     ...(o.pipeline !== undefined ? { pipeline: o.pipeline } : {}),
+    ...(o.readAhead !== undefined ? { readAhead: o.readAhead } : {}),
     perfModels: 'off',
     hostMem,
     disk: { path: dir, ...(o.capacity !== undefined ? { capacity: o.capacity } : {}) },
@@ -62,6 +63,24 @@ describe('real runs out of core', () => {
       assert.deepEqual(readdirSync(dir), [], 'the folder is removed at close');
     });
   }
+
+  test("read-ahead: cholesky 4x over the cap reads ready tasks' inputs ahead, results bit for bit", async () => {
+    const dir = diskDir();
+    const hostMem = 256 * 1024;
+    const rt = await realOnDisk(dir, 2, hostMem, { pipeline: 1, readAhead: true });
+    const r = await runWorkload('cholesky', { tiles: 8, tileSize: 64, check: true, runtime: rt });
+    const ooc = rt.outOfCore!;
+    await rt.close();
+    assert.equal(r.residual, 0);
+    assert.ok(ooc.bytesReadAhead > 0, 'nothing read ahead');
+    assert.ok(ooc.bytesReadAhead <= ooc.bytesRead);
+    assert.ok(ooc.hostPeakBytes <= hostMem);
+    // Off by default.
+    const rt2 = await realOnDisk(diskDir(), 2, hostMem, { pipeline: 1 });
+    await runWorkload('cholesky', { tiles: 4, tileSize: 64, runtime: rt2 });
+    assert.equal(rt2.outOfCore!.bytesReadAhead, 0);
+    await rt2.close();
+  });
 
   test('host eviction drops clean data first and writes dirty data to the disk before freeing them', async () => {
     const dir = diskDir();
@@ -342,9 +361,18 @@ describe('locus run --mode real --host-mem --disk DIR', () => {
     assert.equal(r.status, 2);
     assert.match(r.stderr, /^locus: disk .*nope: it does not exist \(ENOENT\); give a directory/);
     assert.equal(r.stderr.trim().split('\n').length, 1);
-    const webgpu = locus(['run', '--mode', 'real', '--backend', 'webgpu', '-w', 'cholesky', '--disk', base]);
-    assert.equal(webgpu.status, 2);
-    assert.match(webgpu.stderr, /^locus: --disk applies to the threads backend/);
+    for (const cluster of ['mpi', 'sim']) {
+      const mode = cluster === 'mpi' ? ['--mode', 'real'] : [];
+      const r2 = locus(['run', ...mode, '--cluster', cluster, '-w', 'cholesky', '--disk', base]);
+      assert.equal(r2.status, 2);
+      assert.match(
+        r2.stderr,
+        new RegExp(
+          `^locus: --disk does not apply to --cluster ${cluster} \\(out of core runs on one machine`,
+        ),
+      );
+      assert.equal(r2.stderr.trim().split('\n').length, 1);
+    }
   });
 
   test('Ctrl-C removes the disk folder', async () => {

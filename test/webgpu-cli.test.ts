@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -97,6 +97,40 @@ describe('locus run --backend webgpu', { timeout: 300_000, ...skip }, () => {
       if (workload === 'gemm') assert.ok(j.transfersToDevices > 0);
     });
   }
+
+  test('out of core: cholesky 8x8 tiles of 32 with 12 KiB of host memory and a disk passes --check', () => {
+    // 36 tiles of 4 KiB against a 12 KiB host cap: host memory holds 3 tiles, so the GPUs also
+    // read tiles from the disk directly and write theirs back there (the engine's direct copies
+    // when host memory has no room), through the same disk file as the CPU worker's copies.
+    const dir = mkdtempSync(join(tmpdir(), 'locus-webgpu-disk-'));
+    const r = locus(
+      'run',
+      '--mode',
+      'real',
+      '--backend',
+      'webgpu',
+      '-w',
+      'cholesky',
+      '--tiles',
+      '8',
+      '--tile-size',
+      '32',
+      '--host-mem',
+      '12KiB',
+      '--disk',
+      dir,
+      '--check',
+      '--json',
+    );
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.ok(j.residual <= 1e-4, `residual ${j.residual}`);
+    assert.ok(j.bytesFromDisk > 0 && j.bytesToDisk > 0);
+    assert.ok(j.outOfCore.hostPeakBytes <= 12 * 1024);
+    assert.ok(j.outOfCore.diskBytes >= 4 * 12 * 1024);
+    assert.ok(j.transfersToDevices > 0, 'tiles went to the devices');
+    assert.deepEqual(readdirSync(dir), [], 'the disk folder is removed');
+  });
 
   for (const [workload, extra, tasks] of [
     ['matmul2d', ['--tiles', '3', '--tile-size', '32', '--inner', '64'], 9],

@@ -140,5 +140,5 @@ export function formatReport(r: RunReport): string {
 
 /** One line for a real run out of core: host buffers against the cap, the disk file and its traffic. */
 export function formatOutOfCore(o: OutOfCoreStats): string {
-  return `out of core: host buffers at most ${formatBytes(o.hostPeakBytes)} of --host-mem ${formatBytes(o.hostMem)}; disk file ${formatBytes(o.diskBytes)} under ${o.path} (removed), ${formatBytes(o.bytesRead)} read, ${formatBytes(o.bytesWritten)} written`;
+  return `out of core: host buffers at most ${formatBytes(o.hostPeakBytes)} of --host-mem ${formatBytes(o.hostMem)}; disk file ${formatBytes(o.diskBytes)} under ${o.path} (removed), ${formatBytes(o.bytesRead)} read${o.bytesReadAhead > 0 ? ` (${formatBytes(o.bytesReadAhead)} ahead)` : ''}, ${formatBytes(o.bytesWritten)} written`;
 }

@@ -31,6 +31,8 @@ export interface OptionRule {
     readonly flag: string;
     readonly values?: readonly string[];
   };
+  /** Why a cluster run (`--cluster sim` or `--cluster mpi`) lacks it, when one machine's runs read it. */
+  readonly clusterWhy?: string;
   /** The flag sets the option to false (`--no-record`): given when false. */
   readonly negated?: true;
   /** Given when true and when false (`--prefetch` and `--no-prefetch`). */
@@ -40,6 +42,9 @@ export interface OptionRule {
 const SIMS: readonly RunKind[] = ['sim', 'cluster-sim'];
 const ALL: readonly RunKind[] = ['sim', 'cluster-sim', 'real', 'mpi'];
 const REAL: readonly RunKind[] = ['real', 'mpi'];
+/** Why --host-mem and --disk are refused with --cluster. */
+const OUT_OF_CORE_ONE_MACHINE =
+  'out of core runs on one machine: a simulation or --mode real on worker threads';
 
 /** The table: every option of `locus run` that some kind of run does not read. */
 export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
@@ -54,8 +59,8 @@ export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
   inner: { flag: '--inner', runs: ALL, realWorkloads: ['matmul2d', 'stencil'] },
   iterations: { flag: '--iterations', runs: ALL, realWorkloads: ['jacobi', 'stencil', 'taskbench'] },
   keepOutputs: { flag: '--keep-outputs', runs: SIMS },
-  hostMem: { flag: '--host-mem', runs: ['sim', 'real'] },
-  disk: { flag: '--disk', runs: ['sim', 'real'] },
+  hostMem: { flag: '--host-mem', runs: ['sim', 'real'], clusterWhy: OUT_OF_CORE_ONE_MACHINE },
+  disk: { flag: '--disk', runs: ['sim', 'real'], clusterWhy: OUT_OF_CORE_ONE_MACHINE },
   tasks: { flag: '--tasks', runs: SIMS },
   data: { flag: '--data', runs: SIMS },
   degree: { flag: '--degree', runs: SIMS },
@@ -106,6 +111,7 @@ export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
   check: { flag: '--check', runs: REAL, why: 'a simulation computes no values' },
   calibrate: { flag: '--calibrate', runs: REAL, why: 'a simulation measures nothing' },
   record: { flag: '--no-record', runs: REAL, why: 'a simulation saves no measurements', negated: true },
+  readAhead: { flag: '--read-ahead', runs: ['real'], needs: { key: 'disk', flag: '--disk' } },
   throttle: { flag: '--throttle', runs: REAL, why: "a simulation always runs at the links' speed" },
   checkAccesses: { flag: '--check-accesses', runs: REAL, why: 'a simulation runs no kernel' },
   taskTimeLimit: {
@@ -127,6 +133,22 @@ export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
     flag: '--darts-push-free',
     runs: ALL,
     schedulers: SCHEDULER_OPTION_READERS.dartsPushFree,
+  },
+  dartsHostLevel: {
+    flag: '--darts-host-level',
+    runs: ['sim', 'real'],
+    schedulers: SCHEDULER_OPTION_READERS.dartsHostLevel,
+    both: true,
+  },
+  dartsHostAhead: {
+    flag: '--darts-host-ahead',
+    runs: ['sim', 'real'],
+    schedulers: SCHEDULER_OPTION_READERS.dartsHostAhead,
+  },
+  hfpHostStaging: {
+    flag: '--hfp-host-staging',
+    runs: ['sim', 'real'],
+    schedulers: SCHEDULER_OPTION_READERS.hfpHostStaging,
   },
   criticalSlack: { flag: '--critical-slack', runs: ALL, schedulers: SCHEDULER_OPTION_READERS.criticalSlack },
   criticalLocal: { flag: '--critical-local', runs: ALL, schedulers: SCHEDULER_OPTION_READERS.criticalLocal },
@@ -150,7 +172,9 @@ function given(o: RunOptions, key: keyof RunOptions, rule: OptionRule): boolean 
 
 /** The flag with its spelling as given: `--no-prefetch` for prefetch false. */
 function shown(o: RunOptions, key: keyof RunOptions, rule: OptionRule): string {
-  return key === 'prefetch' && o.prefetch === false ? '--no-prefetch' : rule.flag;
+  if (key === 'prefetch' && o.prefetch === false) return '--no-prefetch';
+  if (key === 'dartsHostLevel' && o.dartsHostLevel === false) return '--no-darts-host-level';
+  return rule.flag;
 }
 
 /** The message refusing `flag` in a run of kind `run`, or undefined when that run reads it. */
@@ -159,6 +183,8 @@ function refusal(o: RunOptions, run: RunKind, scheduler: string, key: keyof RunO
   if (!rule.runs.includes(run)) {
     if (run === 'cluster-sim' && rule.runs.includes('sim') && !rule.runs.includes('real'))
       return `${flag} does not apply to --cluster sim (the simulated cluster runs every node's whole graph with the default coherence)`;
+    if (rule.clusterWhy && (run === 'cluster-sim' || run === 'mpi'))
+      return `${flag} does not apply to ${run === 'mpi' ? '--cluster mpi' : '--cluster sim'} (${rule.clusterWhy})`;
     if (rule.runs.length === 1) return `${flag} applies to ${RUN_NAMES[rule.runs[0]!]} only`;
     if (rule.runs.every((r) => r === 'real' || r === 'mpi'))
       return `${flag} applies to --mode real${rule.why ? ` (${rule.why})` : ''}`;

@@ -62,11 +62,6 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       'LOCUS_OPTION_CONFLICT',
       "--check-accesses applies to the threads backend (WebGPU's GPU tasks cannot be checked)",
     );
-  if (o.backend === 'webgpu' && (o.hostMem !== undefined || o.disk !== undefined))
-    throw new LocusError(
-      'LOCUS_OPTION_CONFLICT',
-      `${o.disk !== undefined ? '--disk' : '--host-mem'} applies to the threads backend (out of core runs on worker threads), not --backend webgpu`,
-    );
   if (o.backend === 'webgpu') return (await import('../webgpu/command.ts')).webgpuRunCommand(o);
   if (o.precision !== undefined && o.precision !== 'single' && o.precision !== 'double') {
     throw new LocusError(
@@ -132,6 +127,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       // Out of core: host memory capped, the disk's file in the directory --disk names.
       ...(o.hostMem !== undefined ? { hostMem: o.hostMem } : {}),
       ...(o.disk !== undefined ? { disk: realDisk(o.disk, platform) } : {}),
+      ...(o.readAhead ? { readAhead: true } : {}),
       throttle: o.throttle,
       checkAccesses: o.checkAccesses,
       taskTimeLimit: o.taskTimeLimit,

@@ -118,6 +118,8 @@ export interface RunOptions extends SimulationFlags {
    * directory for the disk's file (real runs).
    */
   disk?: string;
+  /** --read-ahead: real runs out of core read the ready tasks' inputs ahead (RuntimeOptions.readAhead). */
+  readAhead?: boolean;
   /** Real runs: threads (default) or webgpu. */
   backend?: string;
   /** 'mpi' (real runs) runs distributed over MPI (src/cluster/run-cluster.ts); 'sim' simulates a cluster. */

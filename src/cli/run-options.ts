@@ -166,6 +166,10 @@ export function registerRunCommand(cmd: Command): void {
     )
     .option('--no-record', "real: do not save the run's measurements into the performance models")
     .option(
+      '--read-ahead',
+      'real, out of core: also read from the disk the inputs of ready tasks not popped yet, into host memory the popped ones do not need',
+    )
+    .option(
       '--task-time-limit <duration>',
       'real: fail a task whose kernel runs longer (e.g. 10s); its thread is replaced',
       durationValue,

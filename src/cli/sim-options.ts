@@ -16,6 +16,12 @@ export interface SimulationFlags {
   darts3inputs?: boolean;
   dartsOpti?: boolean;
   dartsPushFree?: boolean;
+  /** --darts-host-level / --no-darts-host-level: out of core, DARTS plans host memory for the CPUs. */
+  dartsHostLevel?: boolean;
+  /** --darts-host-ahead: the host level decides its next datum before its plan runs out. */
+  dartsHostAhead?: boolean;
+  /** --hfp-host-staging: hfp out of core reads ahead the next n planned tasks' inputs of each GPU into host memory. */
+  hfpHostStaging?: number;
   /** --critical-slack: hfp's critical-path front width, a fraction of the top priority. */
   criticalSlack?: number;
   /** --critical-local: hfp picks critical tasks by missing bytes first. */
@@ -53,6 +59,23 @@ export function addSimulationOptions(cmd: Command): Command {
       "darts: plan a task pushed with all its inputs on a GPU there at once (StarPU master's darts)",
     )
     .option(
+      '--darts-host-level',
+      'darts, hfp: out of core, plan host memory for the CPU workers as one more level (Algorithm 2 there, data prefetched from the disk)',
+    )
+    .option(
+      '--no-darts-host-level',
+      'darts, hfp: out of core, CPU workers load their inputs from the disk on demand',
+    )
+    .option(
+      '--darts-host-ahead',
+      "darts, hfp with the host level: decide the host's next datum (and read it from the disk) before its planned tasks run out",
+    )
+    .option(
+      '--hfp-host-staging <n>',
+      "hfp, out of core: read from the disk into host memory the inputs of each GPU's next n planned tasks (default 8; 0: off)",
+      naturalInt,
+    )
+    .option(
       '--critical-slack <x>',
       'hfp: ready tasks within this fraction of the highest priority not handed out go first (default 0.03)',
       fractionValue,
@@ -86,6 +109,9 @@ export function schedulerOptionsFrom(f: SimulationFlags): SchedulerOptions {
   if (f.darts3inputs) o.darts3inputs = true;
   if (f.dartsOpti) o.dartsOpti = true;
   if (f.dartsPushFree) o.dartsPushFree = true;
+  if (f.dartsHostLevel !== undefined) o.dartsHostLevel = f.dartsHostLevel;
+  if (f.dartsHostAhead) o.dartsHostAhead = true;
+  if (f.hfpHostStaging !== undefined) o.hfpHostStaging = f.hfpHostStaging;
   if (f.criticalSlack !== undefined) o.criticalSlack = f.criticalSlack;
   if (f.criticalLocal) o.criticalLocal = true;
   if (f.criticalFixed) o.criticalFixed = true;

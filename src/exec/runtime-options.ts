@@ -30,6 +30,11 @@ export interface OutOfCoreStats {
   /** Bytes read from and written to the disk during the run (registration excluded). */
   bytesRead: number;
   bytesWritten: number;
+  /**
+   * Bytes of those reads that the read-ahead asked for (RuntimeOptions.readAhead): inputs of
+   * ready tasks the scheduler had not handed out yet, read into spare host memory.
+   */
+  bytesReadAhead: number;
 }
 
 /** An access mode as the API spells it. */
@@ -207,6 +212,15 @@ export interface RuntimeOptions {
    * DISK_PRESETS.nvme, `capacity` default 2 TB, `path` unused.
    */
   disk?: OutOfCoreDisk | undefined;
+  /**
+   * Out of core, real mode: read ahead from the disk the inputs of the ready tasks the scheduler
+   * has not handed out yet, highest priority first, into the host memory no popped task waits
+   * for, evicting only data none of the popped or looked-at tasks accesses
+   * (src/exec/read-ahead.ts). Default false: the engine's pipelines already read the popped
+   * tasks' inputs ahead, and the read-ahead beyond them showed no consistent gain (measured in
+   * docs/results.md).
+   */
+  readAhead?: boolean | undefined;
   /**
    * Scheduling policy name or object. Default: 'lws' on real backends (threads, webgpu: StarPU's
    * default, locality work stealing), 'eager' simulated (as simulate() and `locus run`).

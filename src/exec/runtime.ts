@@ -112,6 +112,8 @@ export class Runtime {
   private readonly store: BufferStore;
   /** Out of core: the host memory cap (bytes). */
   private readonly hostMem: number | undefined;
+  /** Out of core: what the read-ahead asked for, over every session. */
+  private readonly readAheadStats = { requests: 0, bytes: 0 };
   /** Out of core: copies of acquired data read from the disk, and whether they go back to it. */
   private readonly staged = new Map<number, { view: DataArray; write: boolean }>();
   private readonly names: (string | undefined)[] = [];
@@ -255,11 +257,6 @@ export class Runtime {
             gpus: options.gpus,
             gpuMem,
           });
-    if (backend === 'webgpu' && options.disk !== undefined)
-      throw new LocusError(
-        'LOCUS_OPTION_CONFLICT',
-        "RuntimeOptions.disk: out of core runs on the threads backend (or simulated), not 'webgpu'",
-      );
     // Out of core: host memory capped, a disk attached (and, in real mode, its file made).
     const ooc = outOfCore(options, resolved, mode === 'real');
     const platform = ooc.platform;
@@ -398,6 +395,7 @@ export class Runtime {
       diskBytes: disk.reserved,
       bytesRead: disk.bytesRead,
       bytesWritten: disk.bytesWritten,
+      bytesReadAhead: this.readAheadStats.bytes,
     };
   }
 
@@ -1105,6 +1103,7 @@ export class Runtime {
       },
       from,
       recycle: this.options.recycle ?? true,
+      readAhead: this.readAheadStats,
       warn: (m) => this.warn(m),
       ...(this.gpu ? { gpu: this.gpu } : {}),
       hooks: {

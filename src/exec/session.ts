@@ -16,10 +16,12 @@ import type { Driver, DriverHooks } from '../drive/driver.ts';
 import { openRun } from '../drive/open-run.ts';
 import { type BackendSetup, createBackend } from '../drive/registry.ts';
 import { SampleRecorder } from '../perf/recorder.ts';
+import { createScheduler } from '../sched/index.ts';
 import type { ChromeTrace } from '../trace/chrome.ts';
 import type { RunStats } from '../trace/stats.ts';
 import type { BufferStore } from './buffers.ts';
 import type { WorkerPool } from './pool.ts';
+import { type ReadAheadStats, withReadAhead } from './read-ahead.ts';
 import type { RuntimeOptions } from './runtime-options.ts';
 import type { TaskPayloads } from './thread-backend.ts';
 
@@ -56,6 +58,8 @@ export interface SessionSetup {
    * owner then calls engine.compact() and follows the shift.
    */
   recycle?: boolean;
+  /** Out of core in real mode: the read-ahead's counts (it runs when options.readAhead is true). */
+  readAhead?: ReadAheadStats;
   /** Real GPUs (the webgpu backend): see BackendSetup.gpu. */
   gpu?: BackendSetup['gpu'];
   hooks: DriverHooks;
@@ -70,6 +74,9 @@ export function openSession(setup: SessionSetup): Session {
   const real = (options.mode ?? 'real') === 'real';
   let recorder: SampleRecorder | undefined;
   let trace: ChromeTrace | undefined;
+  const scheduler = options.scheduler ?? defaultScheduler(real ? 'real' : 'simulated');
+  // Out of core in real mode: the scheduler reads ahead from the disk (src/exec/read-ahead.ts).
+  const readAhead = real && platform.nodes.some((n) => n.kind === 'disk') && options.readAhead === true;
   const run = openRun({
     graph,
     platform,
@@ -85,7 +92,12 @@ export function openSession(setup: SessionSetup): Session {
       checkAccesses: options.checkAccesses ?? false,
       ...(setup.gpu ? { gpu: setup.gpu } : {}),
     }),
-    scheduler: options.scheduler ?? defaultScheduler(real ? 'real' : 'simulated'),
+    scheduler: readAhead
+      ? withReadAhead(
+          typeof scheduler === 'object' ? scheduler : createScheduler(scheduler, options.schedulerOptions),
+          { stats: setup.readAhead },
+        )
+      : scheduler,
     ...(options.schedulerOptions ? { schedulerOptions: options.schedulerOptions } : {}),
     eviction: options.eviction ?? 'lru',
     model,

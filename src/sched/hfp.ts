@@ -112,6 +112,7 @@ import { ChainRunner } from './hfp/chain-runner.ts';
 import { findChains, planChains } from './hfp/chains.ts';
 import { CpuRule } from './hfp/cpu-rule.ts';
 import { planGreedy } from './hfp/greedy.ts';
+import { HostStaging } from './hfp/host-staging.ts';
 import type { SchedulerOptions } from './options.ts';
 
 /** Tasks' footprint kept free of anchors on each GPU (the streamed inputs and outputs in flight). */
@@ -128,6 +129,9 @@ export const GREEDY_RESERVE_TASKS = 2;
 
 /** Tasks' footprint kept free on each GPU by a chain plan (hfp/chains.ts), besides its own footprint. */
 export const CHAIN_RESERVE_TASKS = 2;
+
+/** Out of core: planned tasks per GPU whose inputs hfp reads ahead into host memory (hfp/host-staging.ts). */
+export const HOST_STAGING_WINDOW = 8;
 
 /** A ready task within this fraction of the highest remaining priority is on the critical path. */
 export const CRITICAL_SLACK = 0.03;
@@ -169,6 +173,8 @@ export class HfpScheduler implements Scheduler {
   private readonly criticalFixed: boolean;
   /** With criticalFixed, the front's width in priority units (set with byPriority); else -1. */
   private fixedWidth = -1;
+  /** Out of core: reads ahead from the disk into host memory for the GPUs' plans (hfp/host-staging.ts). */
+  private staging: HostStaging | undefined;
   /** The chain plan's run time (graphs of accumulation chains, hfp/chains.ts), if one was made. */
   private chainRunner: ChainRunner | undefined;
 
@@ -226,6 +232,19 @@ export class HfpScheduler implements Scheduler {
     this.critical = [];
     this.planStats = undefined;
     this.chainRunner = undefined;
+    const window = this.options.hfpHostStaging ?? HOST_STAGING_WINDOW;
+    // Staged: the plans whose loads stream in a known order (packages, chains), not the
+    // fewest-missing planner's alone (measured: no gain there).
+    this.staging = HostStaging.forPlatform(
+      ctx,
+      (w) => (this.chainRunner !== undefined || this.planStats?.packed === true ? this.ownPlan(w) : []),
+      window,
+    );
+  }
+
+  /** Out of core: the staging's counts (undefined without it). */
+  get stagingStats(): HostStaging['stats'] | undefined {
+    return this.staging?.stats;
   }
 
   grow(tasks: number, handles: number): void {
@@ -285,10 +304,14 @@ export class HfpScheduler implements Scheduler {
 
   pop(worker: number): number {
     if (!this.decided) this.decideNow(true);
-    if (!this.rule.applies(worker)) return this.popFor(worker);
-    this.rule.begin(worker);
-    const t = this.popFor(worker);
-    this.rule.end();
+    let t: number;
+    if (!this.rule.applies(worker)) t = this.popFor(worker);
+    else {
+      this.rule.begin(worker);
+      t = this.popFor(worker);
+      this.rule.end();
+    }
+    if (this.staging !== undefined && this.kOf[worker]! >= 0) this.staging.fill();
     return t;
   }
 
@@ -394,21 +417,32 @@ export class HfpScheduler implements Scheduler {
   taskFinished(task: number, worker: number): void {
     this.chainRunner?.finished(task);
     this.inner.taskFinished(task, worker);
+    this.staging?.fill();
   }
 
   dataRemoved(handle: number, node: number): void {
     this.inner.dataRemoved(handle, node);
   }
 
+  /** Out of core: the embedded DARTS's host level follows copies into host memory. */
+  dataRequested(handle: number, node: number): void {
+    this.inner.dataRequested(handle, node);
+  }
+
   /** GPU `worker`'s known future after its pipeline: its plan, then DARTS's planned tasks. */
   *plannedTasks(worker: number): Iterable<number> {
+    yield* this.ownPlan(worker);
+    yield* this.inner.plannedTasks(worker);
+  }
+
+  /** The part of `worker`'s future that hfp planned before the run (its chain plan, its packages). */
+  private *ownPlan(worker: number): Iterable<number> {
     if (this.chainRunner !== undefined) yield* this.chainRunner.planned(worker);
     const k = this.kOf[worker]!;
     if (k >= 0) {
       const list = this.plan[k]!;
       for (let i = this.head[k]!; i < this.tail[k]!; i++) if (this.taken[list[i]!] === 0) yield list[i]!;
     }
-    yield* this.inner.plannedTasks(worker);
   }
 
   /** Belady's rule over plannedTasks' future. */

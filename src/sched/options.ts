@@ -11,6 +11,20 @@ export interface SchedulerOptions {
   /** darts: plan a pushed task at once on a GPU holding all its inputs (StarPU master's push). */
   dartsPushFree?: boolean;
   /**
+   * darts, hfp: out of core (a disk node below host memory), plan host memory for the CPU
+   * workers as one more level (seed 000 Algorithm 2 for the host, LUF/Belady there, the chosen
+   * data prefetched from the disk; src/sched/darts/host-level.ts). No effect without a disk.
+   * Default: on when the machine has no GPU worker, off beside GPUs.
+   */
+  dartsHostLevel?: boolean;
+  /**
+   * hfp out of core: read ahead from the disk into host memory the inputs of each GPU's next
+   * n planned tasks (src/sched/hfp/host-staging.ts); 0: off. Default HOST_STAGING_WINDOW (8).
+   */
+  hfpHostStaging?: number;
+  /** darts, hfp with dartsHostLevel: decide the host's next datum before its plan runs out. */
+  dartsHostAhead?: boolean;
+  /**
    * hfp: a ready task within this fraction of the highest priority not handed out yet is on
    * the critical path's front and goes first (default 0.03).
    */

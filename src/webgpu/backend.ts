@@ -46,6 +46,11 @@ export interface WebGpuBackendOptions {
    * replica on host node `node` (a Runtime's buffer store, shared with its worker threads).
    */
   hostBytes?: (h: number, node: number) => Uint8Array;
+  /**
+   * Out of core: the disk node's reads and writes (a Runtime's DiskFiles), for copies between
+   * the disk and a GPU (the engine's direct copies when host memory has no room).
+   */
+  disk?: DiskIO;
   /** Called when an event is queued (a composite wakes its other part's wait). */
   onEvent?: () => void;
   /** The clock (seconds), when the backend is part of a composite with one clock. */
@@ -55,6 +60,14 @@ export interface WebGpuBackendOptions {
    * route one after another (an emulated link: lavapipe's device memory is host memory).
    */
   throttle?: boolean;
+}
+
+/** Reads and writes of a disk node's data, asynchronous (DiskFiles, src/exec/disk-files.ts). */
+export interface DiskIO {
+  /** Reads handle h's bytes from the disk into `into` (its whole length). */
+  read(h: number, into: Uint8Array): Promise<void>;
+  /** Writes `from` as handle h's bytes on the disk. */
+  write(h: number, from: Uint8Array): Promise<void>;
 }
 
 /** What happened, for poll() to deliver (a task's id is absolute: the engine's plus `base`). */
@@ -71,6 +84,9 @@ export class WebGpuBackend implements Backend {
   private readonly kernels: readonly WebGpuKernel[];
   private readonly kernelOf: ((task: number) => WebGpuKernel | undefined) | undefined;
   private readonly hostBytes: ((h: number, node: number) => Uint8Array) | undefined;
+  private readonly disk: DiskIO | undefined;
+  /** The disk node, -1 when none. */
+  private readonly diskNode: number;
   private readonly onEvent: (() => void) | undefined;
   private readonly clock: (() => number) | undefined;
   private readonly payloads: TaskPayloads;
@@ -87,7 +103,7 @@ export class WebGpuBackend implements Backend {
   private readonly throttle: boolean;
   private readonly routeBusy: Float64Array;
   /** Copies issued, by route kind (for reports and tests). */
-  readonly copies = { h2d: 0, d2h: 0, d2d: 0, h2h: 0 };
+  readonly copies = { h2d: 0, d2h: 0, d2d: 0, h2h: 0, disk2d: 0, d2disk: 0 };
   /** Bytes copied. */
   bytesCopied = 0;
   /** Device replicas freed (evicted, or invalidated by a write elsewhere). */
@@ -101,6 +117,8 @@ export class WebGpuBackend implements Backend {
     this.kernels = o.kernels;
     this.kernelOf = o.kernelOf;
     this.hostBytes = o.hostBytes;
+    this.disk = o.disk;
+    this.diskNode = o.platform.nodes.findIndex((n) => n.kind === 'disk');
     this.onEvent = o.onEvent;
     this.clock = o.clock;
     this.payloads = o.payloads;
@@ -313,7 +331,19 @@ export class WebGpuBackend implements Backend {
         () => this.push({ kind: 'copy', id, start }),
         (err: unknown) => this.fail(`copy of ${e.graph.handleLabel(h)} failed: ${(err as Error).message}`),
       );
-    if (srcHost && dstHost) {
+    if (src === this.diskNode || dst === this.diskNode) {
+      // Out of core, between the disk and a GPU (host memory had no room to stage it).
+      const disk = this.disk;
+      if (disk === undefined) throw new Error('a copy to or from the disk needs the DiskIO option');
+      if (src === this.diskNode) {
+        this.copies.disk2d++;
+        const bytes = new Uint8Array(aligned(size));
+        void done(disk.read(h, bytes.subarray(0, size)).then(() => this.upload(h, dst, bytes)));
+      } else {
+        this.copies.d2disk++;
+        void done(this.download(h, src).then((b) => disk.write(h, new Uint8Array(b, 0, size))));
+      }
+    } else if (srcHost && dstHost) {
       this.copies.h2h++;
       this.hostView(h, dst).set(this.hostView(h, src));
       void done(new Promise((r) => setImmediate(r)));

@@ -6,7 +6,8 @@
  * fails with that reason in one line.
  */
 
-import { formatReport } from '../cli/format.ts';
+import { formatOutOfCore, formatReport } from '../cli/format.ts';
+import { realDisk } from '../cli/real-command.ts';
 import type { RunOptions } from '../cli/run-command.ts';
 import { LocusError } from '../core/types.ts';
 import { runWorkload } from '../exec/run-workload.ts';
@@ -58,6 +59,10 @@ export async function webgpuRunCommand(o: RunOptions): Promise<number> {
       trace = json;
     },
     ...(o.record === false ? { perfModels: 'read' as const } : {}),
+    // Out of core: host memory capped, the disk's file in the directory --disk names.
+    ...(o.hostMem !== undefined ? { hostMem: o.hostMem } : {}),
+    ...(o.disk !== undefined ? { disk: realDisk(o.disk, platform) } : {}),
+    ...(o.readAhead ? { readAhead: true } : {}),
   });
   const report = result.report as RunReport & { adapter: NonNullable<RunReport['adapter']> };
   // The CPU implementations of the tile tasks: the addon's BLAS, or JavaScript.
@@ -65,10 +70,11 @@ export async function webgpuRunCommand(o: RunOptions): Promise<number> {
   const kernels = kernelsName();
   if (o.json) {
     process.stdout.write(
-      `${JSON.stringify({ ...report, kernels, residual: result.residual ?? null }, null, 2)}\n`,
+      `${JSON.stringify({ ...report, kernels, residual: result.residual ?? null, ...(result.outOfCore ? { outOfCore: result.outOfCore } : {}) }, null, 2)}\n`,
     );
   } else {
     process.stdout.write(`${formatReport(report)}\nkernels: ${kernels}\n`);
+    if (result.outOfCore) process.stdout.write(`${formatOutOfCore(result.outOfCore)}\n`);
     if (result.residual !== undefined)
       process.stdout.write(
         `check: relative difference to the sequential run ${result.residual.toExponential(2)}\n`,

@@ -4,7 +4,9 @@
  * memory, as the threads see it); the GPUs' replicas are WebGPU buffers. Commands go to the
  * part that owns them: a task by its worker's memory node, a copy by its ends (any end on a
  * GPU: WebGPU; host to host: the threads' store), a free by its node. No task runs on the main
- * thread. The threads' part does not block the main thread on its bell (the GPU part completes
+ * thread. Out of core, copies between the disk and host memory go to the threads' part (its
+ * DiskFiles reads and writes), those between the disk and a GPU to WebGPU's, through the same
+ * DiskFiles. The threads' part does not block the main thread on its bell (the GPU part completes
  * through promises, which need the event loop): a wait is whichever part wakes first.
  */
 import type { Engine } from '../core/engine.ts';
@@ -74,6 +76,7 @@ export class HybridBackend implements Backend {
       payloads: o.payloads,
       initial: [],
       throttle: o.throttle ?? false,
+      ...(store.disk ? { disk: store.disk } : {}),
       hostBytes: (h, node) => {
         const id = store.replica(h, node);
         return new Uint8Array(store.buffers[id]!);

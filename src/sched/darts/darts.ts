@@ -50,6 +50,7 @@ import { AccessMode } from '../../core/types.ts';
 import type { SchedulerOptions } from '../options.ts';
 import { PlanIndex, type PlanView } from '../plan-index.ts';
 import { DataBuckets } from './buckets.ts';
+import { HostLevel } from './host-level.ts';
 import { IndexedSet } from './indexed-set.ts';
 import { TaskData } from './task-data.ts';
 
@@ -105,6 +106,10 @@ export class DartsScheduler implements Scheduler {
 
   // Data by free count, per k (dataNotInMem_k's candidates).
   private buckets!: DataBuckets;
+  /** Out of core with dartsHostLevel: host memory planned as one more level (host-level.ts). */
+  private host: HostLevel | undefined;
+  private readonly hostLevel: boolean | undefined;
+  private readonly hostAhead: boolean;
 
   /** Creates DARTS with the given variant options. */
   constructor(options: SchedulerOptions = {}, name = 'darts') {
@@ -113,6 +118,8 @@ export class DartsScheduler implements Scheduler {
     this.threeInputs = options.darts3inputs ?? false;
     this.opti = options.dartsOpti ?? false;
     this.pushFree = options.dartsPushFree ?? false;
+    this.hostLevel = options.dartsHostLevel;
+    this.hostAhead = options.dartsHostAhead ?? false;
   }
 
   init(ctx: SchedContext): void {
@@ -153,6 +160,27 @@ export class DartsScheduler implements Scheduler {
     this.plans = 0;
     this.pushTurn = -1;
     this.buckets = new DataBuckets(K, H, 16);
+    // Out of core, on by default on a machine without GPUs (measured: docs/results.md).
+    const hostLevel = this.hostLevel ?? !p.workers.some((w) => w.kind === 'gpu');
+    this.host = hostLevel
+      ? HostLevel.forPlatform(ctx, this.hostPool(), { ahead: this.hostAhead })
+      : undefined;
+  }
+
+  /** The pool as the host level sees it. */
+  private hostPool() {
+    return {
+      data: () => this.data,
+      inPool: (t: number) => this.where[t] === IN_POOL,
+      take: (t: number) => this.removeFromPool(t),
+      giveBack: (t: number) => this.addToPool(t),
+      poolTasks: () => this.pool.values(),
+    };
+  }
+
+  /** The host level's counts (undefined without it): decisions, tasks planned, fallbacks, prefetches. */
+  get hostStats(): HostLevel['stats'] | undefined {
+    return this.host?.stats;
   }
 
   /** Per-task tables hold `tasks` tasks, per-datum ones `handles` data. */
@@ -169,6 +197,7 @@ export class DartsScheduler implements Scheduler {
     this.freeCount = growI32(this.freeCount, handles * K);
     this.plannedUses = growI32(this.plannedUses, handles * K);
     this.buckets.grow(handles);
+    this.host?.grow(tasks, handles);
   }
 
   /**
@@ -194,6 +223,7 @@ export class DartsScheduler implements Scheduler {
       this.plannedHead[j] = 0;
     }
     this.index = undefined;
+    this.host?.rebase(k);
   }
 
   /**
@@ -220,6 +250,7 @@ export class DartsScheduler implements Scheduler {
       for (let k = 0; k < K; k++)
         if (this.ctx.isValidOrLoading(h, this.gpuNode[k]!)) this.loaded[h * K + k] = 1;
     }
+    this.host?.dataAdded(oldHandles, g.handleCount);
   }
 
   // ------------------------------------------------------------------ scheduler interface
@@ -281,7 +312,7 @@ export class DartsScheduler implements Scheduler {
 
   pop(worker: number): number {
     const k = this.kOf[worker]!;
-    if (k < 0) return this.popForCpu(worker);
+    if (k < 0) return this.host?.owns(worker) ? this.host.pop(worker) : this.popForCpu(worker);
     let t = this.nextPlanned(k);
     if (t >= 0) return this.take(k, t);
     t = this.refill(k, worker);
@@ -293,7 +324,10 @@ export class DartsScheduler implements Scheduler {
   taskFinished(task: number, worker: number): void {
     // Data the task wrote are now in its GPU's memory (reads were marked at pop).
     const k = this.kOf[worker]!;
-    if (k < 0) return;
+    if (k < 0) {
+      if (this.host?.owns(worker)) this.host.taskFinished(task);
+      return;
+    }
     const g = this.ctx.graph;
     for (let a = g.accessStart.data[task]!; a < g.accessStart.data[task + 1]!; a++) {
       if (g.accessMode.data[a]! & AccessMode.W) {
@@ -307,11 +341,18 @@ export class DartsScheduler implements Scheduler {
     for (let k = 0; k < this.K; k++) {
       if (this.gpuNode[k] === node) this.setUnloaded(k, handle);
     }
+    this.host?.dataRemoved(handle, node);
+  }
+
+  /** Out of core: a copy into host memory leaves the host level's dataNotInMem. */
+  dataRequested(handle: number, node: number): void {
+    this.host?.dataRequested(handle, node);
   }
 
   plannedTasks(worker: number): number[] {
     const k = this.kOf[worker]!;
-    return k < 0 ? [] : this.planned[k]!.slice(this.plannedHead[k]!).filter((t) => this.where[t] === k);
+    if (k < 0) return this.host?.owns(worker) ? this.host.plannedTasks() : [];
+    return this.planned[k]!.slice(this.plannedHead[k]!).filter((t) => this.where[t] === k);
   }
 
   /** The index of GPU `worker`'s planned tasks (undefined for CPU workers, which plan none). */
@@ -336,7 +377,14 @@ export class DartsScheduler implements Scheduler {
   /** Planned tasks of `worker` that read `handle` (LUF's n_p(D), seed 000 Algorithm 3). */
   plannedUsesOf(worker: number, handle: number): number {
     const k = this.kOf[worker]!;
-    return k < 0 ? 0 : this.plannedUses[handle * this.K + k]!;
+    if (k < 0) {
+      if (!this.host?.owns(worker)) return 0;
+      // Host memory also stages the GPUs' data: their planned uses count at the host level.
+      let n = this.host.plannedUsesOf(handle);
+      for (let j = 0; j < this.K; j++) n += this.plannedUses[handle * this.K + j]!;
+      return n;
+    }
+    return this.plannedUses[handle * this.K + k]!;
   }
 
   /**
@@ -344,6 +392,7 @@ export class DartsScheduler implements Scheduler {
    * `handle` go back to the shared pool, since `handle` is being evicted there.
    */
   unplan(handle: number, node: number): void {
+    if (node === this.host?.node) this.host.unplan(handle);
     for (let k = 0; k < this.K; k++) {
       if (this.gpuNode[k] !== node) continue;
       if (this.plannedUses[handle * this.K + k] === 0) continue;
@@ -627,6 +676,7 @@ export class DartsScheduler implements Scheduler {
       if (m === 0) this.freeTasks[k]!.add(t);
       else if (m === 1) this.bumpFree(k, last, 1);
     }
+    this.host?.poolAdded(t);
   }
 
   private removeFromPool(t: number): void {
@@ -640,6 +690,7 @@ export class DartsScheduler implements Scheduler {
       if (m === 0) this.freeTasks[k]!.delete(t);
       else if (m === 1) this.bumpFree(k, this.onlyMissing(k, t), -1);
     }
+    this.host?.poolRemoved(t);
   }
 
   private onlyMissing(k: number, t: number): number {
