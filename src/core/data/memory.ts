@@ -285,13 +285,15 @@ export class MemoryManager {
 
   /**
    * Bytes an eviction of the replica of `h` on `n` writes back first: its size when it is
-   * modified (the only valid copy), 0 when it is clean or its value is dead (a ready task
-   * overwrites the home copy without reading it).
+   * modified (the only valid copy), 0 when it is clean, its value is dead (a ready task
+   * overwrites the home copy without reading it) or already at home or on its way there
+   * (Transfers.homeHasValue).
    */
   evictionCost(h: number, n: number): number {
     const r = this.r;
     if (r.state[h * this.nn + n] !== Replica.MODIFIED) return 0;
     if (r.state[h * this.nn + r.home[h]!] === Replica.ALLOCATED) return 0;
+    if (this.e.transfers.homeHasValue(h)) return 0;
     return this.e.graph.handleSize.data[h]!;
   }
 
@@ -417,7 +419,7 @@ export class MemoryManager {
       if (r.state[v * this.nn + home] === Replica.ALLOCATED) {
         // A ready task will overwrite the home copy (write-only access): the value is dead.
         this.free(v, n, 'evict');
-      } else if (r.state[slot] === Replica.MODIFIED) {
+      } else if (r.state[slot] === Replica.MODIFIED && !this.e.transfers.homeHasValue(v)) {
         r.flags[slot]! |= F_WRITEBACK | F_EVICTING;
         this.freeing[n]! += this.e.graph.handleSize.data[v]!;
         this.e.transfers.issue(v, n, home, TransferKind.WRITEBACK, false, forPrefetch && this.lazyWritebacks);

@@ -311,6 +311,22 @@ export class Transfers {
     if (this.recycle) this.freeIds.push(id);
   }
 
+  /**
+   * True when `h`'s current value is at home or on its way there (a copy of the current
+   * version into the home slot is in flight): a modified replica elsewhere then holds nothing
+   * home lacks, and evicting it needs no write-back. (A modified owner copied to a peer stays
+   * the owner; a copy home from that peer carries the same value.) O(1).
+   */
+  homeHasValue(h: number): boolean {
+    const slot = h * this.nn + this.r.home[h]!;
+    const s = this.r.state[slot]!;
+    return (
+      s === Replica.SHARED ||
+      s === Replica.MODIFIED ||
+      (s === Replica.LOADING && this.currentCopyInFlight(h, slot))
+    );
+  }
+
   /** True when a copy carrying `h`'s current version is on its way into `slot`. */
   private currentCopyInFlight(h: number, slot: number): boolean {
     const id = this.r.loading[slot]!;
