@@ -74,6 +74,7 @@ const VALUES: { [K in keyof RunOptions]?: RunOptions[K] } = {
   criticalSlack: 0.06,
   criticalLocal: true,
   criticalFixed: true,
+  criticalUrgent: 0.5,
   targetClean: 50,
   pattern: 'stencil_1d',
   width: 3,
@@ -208,8 +209,8 @@ describe('the option table', { timeout: 300_000 }, () => {
       }
     }
     // --runtime, --coherence, --mapping, --serial, --prefetch, the four DARTS options and
-    // hfp's three critical-path options; --cache-lines, --wake-latency, --target-clean.
-    assert.equal(schedulerRows, 12);
+    // hfp's four critical-path options; --cache-lines, --wake-latency, --target-clean.
+    assert.equal(schedulerRows, 13);
     assert.equal(companionRows, 3);
   });
 
@@ -277,6 +278,7 @@ describe('the option table', { timeout: 300_000 }, () => {
       'criticalFixed',
       'criticalLocal',
       'criticalSlack',
+      'criticalUrgent',
       'darts3inputs',
       'dartsOpti',
       'dartsPushFree',

@@ -2,8 +2,9 @@
  * Issue 24's options for a shared host bus under memory pressure, off by default: the
  * prefetch window (copies into a GPU issued in the buffer's order, a few at a time), parallel
  * evictions (each waiting prefetch evicts for itself), lazy write-backs (write-backs no task
- * waits for share the bus as prefetches do) and hfp's critical-path options (its slack, and
- * the critical task with the fewest missing bytes first). Each keeps the engine's invariants;
+ * waits for share the bus as prefetches do) and hfp's critical-path options (its slack, the
+ * critical task with the fewest missing bytes first, and critical tasks ahead of the GPU's
+ * buffer in the run's tail through Scheduler.urgent). Each keeps the engine's invariants;
  * the figures on StarPU's sirocco are in docs/results.md ("Cholesky on StarPU's sirocco").
  */
 import assert from 'node:assert/strict';
@@ -65,6 +66,31 @@ class SeenHfp extends HfpScheduler {
   }
 }
 
+/** Per worker, the tasks in the order popped and in the order started. */
+class OrderLog implements EngineObserver {
+  readonly popped = new Map<number, number[]>();
+  readonly started = new Map<number, number[]>();
+  taskPopped(task: number, worker: number): void {
+    this.popped.set(worker, [...(this.popped.get(worker) ?? []), task]);
+  }
+  taskStarted(task: number, worker: number): void {
+    this.started.set(worker, [...(this.started.get(worker) ?? []), task]);
+  }
+  /** Tasks that started on their worker before a task popped there earlier (overtakes). */
+  overtakers(): number[] {
+    const out: number[] = [];
+    for (const [w, started] of this.started) {
+      const rank = new Map(this.popped.get(w)!.map((t, i) => [t, i]));
+      const begun = new Set<number>();
+      for (const t of started) {
+        begun.add(t);
+        if (this.popped.get(w)!.some((u, i) => i < rank.get(t)! && !begun.has(u))) out.push(t);
+      }
+    }
+    return out;
+  }
+}
+
 /** Cholesky 10 x 10 tiles of 64 on two GPUs of 8 tiles each behind one shared bus. */
 function cholesky(o: CheckedRunOptions, sched: SchedulerOptions = {}) {
   const wl = generateWorkload('cholesky', { tiles: 10, tileSize: 64 });
@@ -78,9 +104,9 @@ function cholesky(o: CheckedRunOptions, sched: SchedulerOptions = {}) {
     cleanFirst: false,
     readyFirst: true,
     ...o,
-    observers: [counter],
+    observers: [counter, ...(o.observers ?? [])],
   });
-  return { ...r, counter };
+  return { ...r, counter, hfp };
 }
 
 describe('bus options under memory pressure', () => {
@@ -130,5 +156,30 @@ describe('hfp critical-path options', () => {
       assert.deepEqual(r.checker.violations, [], JSON.stringify(sched));
       assert.ok(r.checker.finished, JSON.stringify(sched));
     }
+  });
+});
+
+describe('hfp criticalUrgent (Scheduler.urgent)', () => {
+  test('off by default: hfp offers no urgent test and nothing changes', () => {
+    assert.equal(new HfpScheduler().urgent, undefined);
+    const base = cholesky({});
+    const off = cholesky({}, { criticalSlack: 0.03 });
+    assert.equal(off.result.makespanS, base.result.makespanS);
+  });
+
+  test('critical tasks of the tail start ahead of tasks popped before them; invariants kept', () => {
+    const log = new OrderLog();
+    const r = cholesky({ observers: [log] }, { criticalUrgent: 1 });
+    assert.deepEqual(r.checker.violations, []);
+    assert.ok(r.checker.finished);
+    const urgent = log.overtakers().filter((t) => r.hfp.urgent!(t));
+    assert.ok(urgent.length > 0, 'no urgent task overtook the buffer');
+    // A fraction of 0 is a tail the front (bottom levels, all positive) never reaches: nothing
+    // is urgent, and the run is the run without the option.
+    const none = cholesky({}, { criticalUrgent: 0 });
+    let marked = 0;
+    for (let t = 0; t < 220; t++) if (none.hfp.urgent!(t)) marked++;
+    assert.equal(marked, 0);
+    assert.equal(none.result.makespanS, cholesky({}).result.makespanS);
   });
 });

@@ -22,6 +22,8 @@ export interface SimulationFlags {
   criticalLocal?: boolean;
   /** --critical-fixed: hfp's slack against the graph's highest priority. */
   criticalFixed?: boolean;
+  /** --critical-urgent: hfp's tail fraction from which critical tasks jump the GPU's buffer. */
+  criticalUrgent?: number;
   /** false with --no-clean-first. */
   cleanFirst?: boolean;
   /** --min-clean: percent of each GPU's replicas kept clean by early write-backs. */
@@ -65,6 +67,11 @@ export function addSimulationOptions(cmd: Command): Command {
       '--critical-fixed',
       "hfp: the critical slack is a fraction of the graph's highest priority, a width that stays fixed as the front moves down",
     )
+    .option(
+      '--critical-urgent <x>',
+      "hfp (with --ready-first): once the critical front is down to this fraction of the graph's highest priority, critical tasks go before the GPU's other buffered tasks",
+      fractionValue,
+    )
     .option('--no-clean-first', "evict in the policy's order alone, not clean (unmodified) replicas first")
     .option(
       '--min-clean <pct>',
@@ -89,5 +96,6 @@ export function schedulerOptionsFrom(f: SimulationFlags): SchedulerOptions {
   if (f.criticalSlack !== undefined) o.criticalSlack = f.criticalSlack;
   if (f.criticalLocal) o.criticalLocal = true;
   if (f.criticalFixed) o.criticalFixed = true;
+  if (f.criticalUrgent !== undefined) o.criticalUrgent = f.criticalUrgent;
   return o;
 }

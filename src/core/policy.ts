@@ -158,6 +158,12 @@ export interface Scheduler {
    * "ready" order must see the memory state each earlier pop produced.
    */
   readonly lookahead?: number;
+  /**
+   * Optional: true when `task`, popped into a GPU's lookahead buffer, should start before the
+   * buffer's other tasks whose inputs are in place (with EngineOptions.readyFirst: the first
+   * urgent one of those goes first, then the first of those). Absent: buffer order alone.
+   */
+  urgent?: (task: number) => boolean;
   /** Optional: the eviction policy this scheduler needs (LUF uses DARTS's planned tasks). */
   evictionPolicy?(): EvictionPolicy | undefined;
 }

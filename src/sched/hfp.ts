@@ -169,6 +169,17 @@ export class HfpScheduler implements Scheduler {
   private readonly criticalFixed: boolean;
   /** With criticalFixed, the front's width in priority units (set with byPriority); else -1. */
   private fixedWidth = -1;
+  /** SchedulerOptions.criticalUrgent, or -1 (off). */
+  private readonly urgentTail: number;
+  /** Per task: 1 when handed out from the critical list in the run's tail (urgent). */
+  private urgentTask = new Uint8Array(0);
+  /** The graph's highest priority (with byPriority). */
+  private topPriority = 0;
+  /**
+   * With SchedulerOptions.criticalUrgent, the engine's Scheduler.urgent: `task` was handed out
+   * from the critical list once the front was down to that fraction of the highest priority.
+   */
+  readonly urgent: ((task: number) => boolean) | undefined;
   /** The chain plan's run time (graphs of accumulation chains, hfp/chains.ts), if one was made. */
   private chainRunner: ChainRunner | undefined;
 
@@ -194,6 +205,8 @@ export class HfpScheduler implements Scheduler {
     this.slack = options.criticalSlack ?? CRITICAL_SLACK;
     this.criticalLocal = options.criticalLocal ?? false;
     this.criticalFixed = options.criticalFixed ?? false;
+    this.urgentTail = options.criticalUrgent ?? -1;
+    this.urgent = this.urgentTail >= 0 ? (task) => this.urgentTask[task] === 1 : undefined;
   }
 
   init(ctx: SchedContext): void {
@@ -219,6 +232,7 @@ export class HfpScheduler implements Scheduler {
     this.left = this.gpus.map(() => 0);
     this.leftWork = this.gpus.map(() => 0);
     this.taken = new Uint8Array(ctx.taskCapacity);
+    this.urgentTask = new Uint8Array(this.urgentTail >= 0 ? ctx.taskCapacity : 0);
     this.known = 0;
     this.byPriority = undefined;
     this.fixedWidth = -1;
@@ -246,6 +260,10 @@ export class HfpScheduler implements Scheduler {
     this.inner.rebase(k);
     this.taken.copyWithin(0, k);
     this.taken.fill(0, this.taken.length - k);
+    if (this.urgentTask.length > 0) {
+      this.urgentTask.copyWithin(0, k);
+      this.urgentTask.fill(0, this.urgentTask.length - k);
+    }
     this.known = Math.max(0, this.known - k);
     this.buffered = this.buffered.map((t) => t - k);
     for (let j = 0; j < this.plan.length; j++) {
@@ -293,8 +311,16 @@ export class HfpScheduler implements Scheduler {
   }
 
   private popFor(worker: number): number {
+    // The tail test reads the front before the pop moves it (the front may be the task popped).
+    const tail =
+      this.urgentTail >= 0 &&
+      this.byPriority !== undefined &&
+      this.front() <= this.urgentTail * this.topPriority;
     let t = this.popCritical(worker);
-    if (t >= 0) return t;
+    if (t >= 0) {
+      if (tail) this.urgentTask[t] = 1;
+      return t;
+    }
     if (this.chainRunner !== undefined) {
       t = this.chainRunner.pop(worker);
       if (t >= 0) return t;
@@ -484,6 +510,11 @@ export class HfpScheduler implements Scheduler {
       const t = new Uint8Array(this.ctx.taskCapacity);
       t.set(this.taken);
       this.taken = t;
+      if (this.urgentTail >= 0) {
+        const u = new Uint8Array(this.ctx.taskCapacity);
+        u.set(this.urgentTask);
+        this.urgentTask = u;
+      }
     }
     this.known = this.taken.length;
     if (whole && this.gpus.length > 0 && ready.length === g.taskCount && ready.length > 0) {
@@ -503,6 +534,7 @@ export class HfpScheduler implements Scheduler {
         const order = Int32Array.from({ length: g.taskCount }, (_, t) => t);
         order.sort((x, y) => pr[y]! - pr[x]! || x - y);
         this.byPriority = order;
+        this.topPriority = pr[order[0]!]!;
         if (this.criticalFixed) this.fixedWidth = this.slack * Math.abs(pr[order[0]!]!);
       }
     }

@@ -25,6 +25,13 @@ export interface SchedulerOptions {
    * priority units), not of the front's, whose width shrinks as the run nears its end.
    */
   criticalFixed?: boolean;
+  /**
+   * hfp: once the critical path's front is down to this fraction of the graph's highest
+   * priority (the run's tail, where the front's chain bounds the time), the critical tasks
+   * handed out go before the other tasks of the GPU's lookahead buffer whose inputs are in
+   * place (Scheduler.urgent; needs the engine's readyFirst). Off when undefined.
+   */
+  criticalUrgent?: number;
   /** static: the owner-computes mapping of blocks to GPUs (default: 2-D cyclic). */
   mapping?: import('./mapping.ts').BlockMapping;
 }
