@@ -159,7 +159,7 @@ describe('hfp critical-path options', () => {
   });
 });
 
-describe('hfp criticalUrgent (Scheduler.urgent)', () => {
+describe('hfp criticalTail (the tail rules; Scheduler.urgent)', () => {
   test('off by default: hfp offers no urgent test and nothing changes', () => {
     assert.equal(new HfpScheduler().urgent, undefined);
     const base = cholesky({});
@@ -167,16 +167,16 @@ describe('hfp criticalUrgent (Scheduler.urgent)', () => {
     assert.equal(off.result.makespanS, base.result.makespanS);
   });
 
-  test('critical tasks of the tail start ahead of tasks popped before them; invariants kept', () => {
+  test('in the tail a critical task starts ahead of tasks popped before it; invariants kept', () => {
     const log = new OrderLog();
-    const r = cholesky({ observers: [log] }, { criticalUrgent: 1 });
+    const r = cholesky({ observers: [log] }, { criticalTail: 0.5 });
     assert.deepEqual(r.checker.violations, []);
     assert.ok(r.checker.finished);
     const urgent = log.overtakers().filter((t) => r.hfp.urgent!(t));
     assert.ok(urgent.length > 0, 'no urgent task overtook the buffer');
     // A fraction of 0 is a tail the front (bottom levels, all positive) never reaches: nothing
     // is urgent, and the run is the run without the option.
-    const none = cholesky({}, { criticalUrgent: 0 });
+    const none = cholesky({}, { criticalTail: 0 });
     let marked = 0;
     for (let t = 0; t < 220; t++) if (none.hfp.urgent!(t)) marked++;
     assert.equal(marked, 0);

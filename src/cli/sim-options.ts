@@ -22,8 +22,8 @@ export interface SimulationFlags {
   criticalLocal?: boolean;
   /** --critical-fixed: hfp's slack against the graph's highest priority. */
   criticalFixed?: boolean;
-  /** --critical-urgent: hfp's tail fraction from which critical tasks jump the GPU's buffer. */
-  criticalUrgent?: number;
+  /** --critical-tail: the front's fraction of the top priority where hfp's tail rules start. */
+  criticalTail?: number;
   /** false with --no-clean-first. */
   cleanFirst?: boolean;
   /** --min-clean: percent of each GPU's replicas kept clean by early write-backs. */
@@ -68,8 +68,8 @@ export function addSimulationOptions(cmd: Command): Command {
       "hfp: the critical slack is a fraction of the graph's highest priority, a width that stays fixed as the front moves down",
     )
     .option(
-      '--critical-urgent <x>',
-      "hfp (with --ready-first): once the critical front is down to this fraction of the graph's highest priority, critical tasks go before the GPU's other buffered tasks",
+      '--critical-tail <x>',
+      "hfp (with --ready-first): once the critical front is down to this fraction of the graph's highest priority, critical tasks go before the GPU's other buffered tasks, DARTS's ready tasks join them as the front nears, and the GPUs' popped work stays balanced",
       fractionValue,
     )
     .option('--no-clean-first', "evict in the policy's order alone, not clean (unmodified) replicas first")
@@ -96,6 +96,6 @@ export function schedulerOptionsFrom(f: SimulationFlags): SchedulerOptions {
   if (f.criticalSlack !== undefined) o.criticalSlack = f.criticalSlack;
   if (f.criticalLocal) o.criticalLocal = true;
   if (f.criticalFixed) o.criticalFixed = true;
-  if (f.criticalUrgent !== undefined) o.criticalUrgent = f.criticalUrgent;
+  if (f.criticalTail !== undefined) o.criticalTail = f.criticalTail;
   return o;
 }

@@ -36,7 +36,7 @@ export const SCHEDULER_OPTION_READERS: {
   criticalSlack: ['hfp'],
   criticalLocal: ['hfp'],
   criticalFixed: ['hfp'],
-  criticalUrgent: ['hfp'],
+  criticalTail: ['hfp'],
   mapping: ['static'],
 };
 

@@ -72,6 +72,18 @@
  * `criticalLocal` the one with the fewest input bytes missing from the asking GPU's memory
  * (issue 24: on a shared bus the front's tasks taken by priority alone each load a tile, and
  * the GPUs wait for the bus; O(critical tasks x inputs) per pop).
+ * With `criticalTail` x, the run's tail starts once the front's priority is at most x times the
+ * graph's highest (bottom levels: the critical path left is that share of the whole). There
+ * the front's chain (Cholesky's POTRF, TRSM, SYRK of each column, one after the other) bounds
+ * the time, and three rules keep it moving: a critical task handed out goes before the other
+ * tasks of its GPU's lookahead buffer whose inputs are in place (Scheduler.urgent; without it
+ * it waits for the whole buffer, about a dozen GEMMs at lookahead 16); ready tasks that were
+ * below the front when pushed, so left to DARTS, join the critical list once the front is within
+ * TAIL_PROMOTE widths of their priority (DARTS.withdraw; otherwise an update of the next
+ * diagonal tile pushed long before can wait in DARTS's pool); and a GPU takes no task while the
+ * expected work it has popped and not finished exceeds another GPU's by more than
+ * TAIL_BALANCE_S (the other GPU would idle while the tasks wait in one buffer). O(log n) per
+ * task pushed to DARTS (a heap by priority), O(GPUs) per pop.
  *
  * CPU workers beside the GPUs (hfp/cpu-rule.ts) take a task only when, by HEFT's
  * earliest-finish-time rule, they would end it before any GPU would: their queued work plus
@@ -107,6 +119,7 @@ import type { EvictionPolicy, SchedContext, Scheduler } from '../core/policy.ts'
 import { AccessMode } from '../core/types.ts';
 import { BeladyEviction } from '../evict/belady.ts';
 import { DartsScheduler } from './darts/darts.ts';
+import { TaskHeap } from './dm/heap.ts';
 import { AnchorScores } from './hfp/anchor-scores.ts';
 import { ChainRunner } from './hfp/chain-runner.ts';
 import { findChains, planChains } from './hfp/chains.ts';
@@ -131,6 +144,12 @@ export const CHAIN_RESERVE_TASKS = 2;
 
 /** A ready task within this fraction of the highest remaining priority is on the critical path. */
 export const CRITICAL_SLACK = 0.03;
+
+/** In the run's tail (SchedulerOptions.criticalTail), DARTS's ready tasks within this many front widths of the front join the critical tasks. */
+export const TAIL_PROMOTE = 2;
+
+/** In the run's tail, a GPU takes no task while its popped work exceeds another GPU's by more than this (seconds). */
+export const TAIL_BALANCE_S = 0.004;
 
 /** The hfp scheduler (see the file's comment). */
 export class HfpScheduler implements Scheduler {
@@ -169,14 +188,18 @@ export class HfpScheduler implements Scheduler {
   private readonly criticalFixed: boolean;
   /** With criticalFixed, the front's width in priority units (set with byPriority); else -1. */
   private fixedWidth = -1;
-  /** SchedulerOptions.criticalUrgent, or -1 (off). */
-  private readonly urgentTail: number;
+  /** SchedulerOptions.criticalTail, or -1 (off). */
+  private readonly tailFraction: number;
+  /** With criticalTail: the ready tasks pushed to DARTS below the front, highest priority on top (lazily pruned). */
+  private deferred: TaskHeap | undefined;
+  /** With criticalTail, per worker: the expected work (s) of the tasks popped for it and not finished. */
+  private committed = new Float64Array(0);
   /** Per task: 1 when handed out from the critical list in the run's tail (urgent). */
   private urgentTask = new Uint8Array(0);
   /** The graph's highest priority (with byPriority). */
   private topPriority = 0;
   /**
-   * With SchedulerOptions.criticalUrgent, the engine's Scheduler.urgent: `task` was handed out
+   * With SchedulerOptions.criticalTail, the engine's Scheduler.urgent: `task` was handed out
    * from the critical list once the front was down to that fraction of the highest priority.
    */
   readonly urgent: ((task: number) => boolean) | undefined;
@@ -205,8 +228,8 @@ export class HfpScheduler implements Scheduler {
     this.slack = options.criticalSlack ?? CRITICAL_SLACK;
     this.criticalLocal = options.criticalLocal ?? false;
     this.criticalFixed = options.criticalFixed ?? false;
-    this.urgentTail = options.criticalUrgent ?? -1;
-    this.urgent = this.urgentTail >= 0 ? (task) => this.urgentTask[task] === 1 : undefined;
+    this.tailFraction = options.criticalTail ?? -1;
+    this.urgent = this.tailFraction >= 0 ? (task) => this.urgentTask[task] === 1 : undefined;
   }
 
   init(ctx: SchedContext): void {
@@ -232,7 +255,13 @@ export class HfpScheduler implements Scheduler {
     this.left = this.gpus.map(() => 0);
     this.leftWork = this.gpus.map(() => 0);
     this.taken = new Uint8Array(ctx.taskCapacity);
-    this.urgentTask = new Uint8Array(this.urgentTail >= 0 ? ctx.taskCapacity : 0);
+    this.urgentTask = new Uint8Array(this.tailFraction >= 0 ? ctx.taskCapacity : 0);
+    this.committed = new Float64Array(this.tailFraction >= 0 ? workers.length : 0);
+    const pr = ctx.graph.taskPriority;
+    this.deferred =
+      this.tailFraction >= 0
+        ? new TaskHeap((a, b) => pr.data[a]! > pr.data[b]! || (pr.data[a] === pr.data[b] && a < b))
+        : undefined;
     this.known = 0;
     this.byPriority = undefined;
     this.fixedWidth = -1;
@@ -260,6 +289,7 @@ export class HfpScheduler implements Scheduler {
     this.inner.rebase(k);
     this.taken.copyWithin(0, k);
     this.taken.fill(0, this.taken.length - k);
+    this.deferred?.rebase(k);
     if (this.urgentTask.length > 0) {
       this.urgentTask.copyWithin(0, k);
       this.urgentTask.fill(0, this.urgentTask.length - k);
@@ -298,11 +328,16 @@ export class HfpScheduler implements Scheduler {
     if (!this.decided) this.buffered.push(task);
     else if (this.chainRunner?.has(task)) this.chainRunner.push(task);
     else if (this.isCritical(task)) this.addCritical(task);
-    else this.inner.push(task);
+    else {
+      this.inner.push(task);
+      if (this.deferred !== undefined && this.byPriority !== undefined && task < this.known)
+        this.deferred.push(task);
+    }
   }
 
   pop(worker: number): number {
     if (!this.decided) this.decideNow(true);
+    if (this.tailFraction >= 0 && this.kOf[worker]! >= 0) return this.popTail(worker);
     if (!this.rule.applies(worker)) return this.popFor(worker);
     this.rule.begin(worker);
     const t = this.popFor(worker);
@@ -310,12 +345,36 @@ export class HfpScheduler implements Scheduler {
     return t;
   }
 
+  /** True in the run's tail (SchedulerOptions.criticalTail): the front is down to its fraction of the top priority. */
+  private inTail(): boolean {
+    return (
+      this.tailFraction >= 0 &&
+      this.byPriority !== undefined &&
+      this.front() <= this.tailFraction * this.topPriority
+    );
+  }
+
+  /**
+   * A GPU's pop with SchedulerOptions.criticalTail: its popped, unfinished work is counted, and
+   * in the tail it gets nothing while that work exceeds the least of the other GPUs' by more
+   * than TAIL_BALANCE_S (the least loaded GPU is never refused). O(GPUs).
+   */
+  private popTail(worker: number): number {
+    const c = this.committed;
+    if (this.inTail()) {
+      let least = Number.POSITIVE_INFINITY;
+      for (const w of this.gpus) if (w !== worker && c[w]! < least) least = c[w]!;
+      if (c[worker]! - least > TAIL_BALANCE_S) return -1;
+    }
+    const t = this.popFor(worker);
+    if (t >= 0) c[worker]! += this.ctx.taskDuration(t, worker);
+    return t;
+  }
+
   private popFor(worker: number): number {
     // The tail test reads the front before the pop moves it (the front may be the task popped).
-    const tail =
-      this.urgentTail >= 0 &&
-      this.byPriority !== undefined &&
-      this.front() <= this.urgentTail * this.topPriority;
+    const tail = this.inTail();
+    if (tail) this.promoteFront();
     let t = this.popCritical(worker);
     if (t >= 0) {
       if (tail) this.urgentTask[t] = 1;
@@ -355,6 +414,22 @@ export class HfpScheduler implements Scheduler {
     const top = this.front();
     const width = this.fixedWidth >= 0 ? this.fixedWidth : this.slack * Math.abs(top);
     return this.ctx.graph.taskPriority.data[t]! >= top - width;
+  }
+
+  /**
+   * In the run's tail: DARTS's ready tasks whose priority is within TAIL_PROMOTE front widths
+   * of the front leave DARTS for the critical list (those DARTS handed out meanwhile are
+   * dropped from the heap). O(log n) per task promoted or dropped.
+   */
+  private promoteFront(): void {
+    const heap = this.deferred!;
+    const pr = this.ctx.graph.taskPriority.data;
+    const top = this.front();
+    const low = top - TAIL_PROMOTE * (this.fixedWidth >= 0 ? this.fixedWidth : this.slack * Math.abs(top));
+    while (heap.size > 0 && pr[heap.peek()]! >= low) {
+      const t = heap.pop();
+      if (this.inner.withdraw(t)) this.addCritical(t);
+    }
   }
 
   private addCritical(t: number): void {
@@ -418,6 +493,8 @@ export class HfpScheduler implements Scheduler {
   }
 
   taskFinished(task: number, worker: number): void {
+    if (this.committed.length > 0 && this.kOf[worker]! >= 0)
+      this.committed[worker] = Math.max(0, this.committed[worker]! - this.ctx.taskDuration(task, worker));
     this.chainRunner?.finished(task);
     this.inner.taskFinished(task, worker);
   }
@@ -510,7 +587,7 @@ export class HfpScheduler implements Scheduler {
       const t = new Uint8Array(this.ctx.taskCapacity);
       t.set(this.taken);
       this.taken = t;
-      if (this.urgentTail >= 0) {
+      if (this.tailFraction >= 0) {
         const u = new Uint8Array(this.ctx.taskCapacity);
         u.set(this.urgentTask);
         this.urgentTask = u;
