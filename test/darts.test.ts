@@ -77,63 +77,6 @@ describe('darts', () => {
     assert.deepEqual(order.order, [F, T0, T1, T3, T2]);
   });
 
-  test('withdraw takes back a pushed task DARTS has not handed out, and only such a task', () => {
-    // On the hand-checked graph above DARTS starts F first; T2 withdrawn at its push (as hfp's
-    // critical front does) and handed out by the caller at the first pop starts before F, and
-    // DARTS never hands it out again: each task runs once.
-    const g = new TaskGraph();
-    const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
-    const d = [0, 1, 2].map(() => g.addHandle(1000));
-    const F = g.submit(c, [[d[0]!, R]], { flops: 1e6 });
-    const T1 = g.submit(
-      c,
-      [
-        [d[0]!, R],
-        [d[1]!, R],
-      ],
-      { flops: 1e6 },
-    );
-    const T2 = g.submit(
-      c,
-      [
-        [d[0]!, R],
-        [d[2]!, R],
-      ],
-      { flops: 1e6 },
-    );
-    const withdrawn: boolean[] = [];
-    class Withdrawing extends DartsScheduler {
-      private held = -1;
-      override push(task: number): void {
-        super.push(task);
-        if (task === T2) {
-          withdrawn.push(this.withdraw(task));
-          this.held = task;
-        }
-      }
-      override pop(worker: number): number {
-        if (this.held >= 0) {
-          const t = this.held;
-          this.held = -1;
-          return t;
-        }
-        const t = super.pop(worker);
-        if (t === F) withdrawn.push(this.withdraw(F));
-        return t;
-      }
-    }
-    const order = new StartOrder();
-    const run = checkedRun(g, testPlatform({ gpus: 1, gpuCapacity: 1e6 }), {
-      sched: new Withdrawing(),
-      gpuPipeline: 1,
-      observers: [order],
-    });
-    assert.deepEqual(run.checker.violations, []);
-    assert.ok(run.checker.finished);
-    assert.deepEqual(withdrawn, [true, false]);
-    assert.deepEqual(order.order, [T2, F, T1]);
-  });
-
   test('darts loads every block of matmul2d once when everything fits', () => {
     const wl = generateWorkload('matmul2d', { tiles: 6 });
     const run = checkedRun(wl.graph, testPlatform({ gpus: 1, gpuCapacity: 1e12 }), {

@@ -3,8 +3,9 @@
  * prefetch window (copies into a GPU issued in the buffer's order, a few at a time), parallel
  * evictions (each waiting prefetch evicts for itself), lazy write-backs (write-backs no task
  * waits for share the bus as prefetches do) and hfp's critical-path options (its slack, the
- * critical task with the fewest missing bytes first, and critical tasks ahead of the GPU's
- * buffer in the run's tail through Scheduler.urgent). Each keeps the engine's invariants;
+ * critical task with the fewest missing bytes first, and in the run's tail the buffered task
+ * with the longest expected path first, through Scheduler.bufferRank). Each keeps the
+ * engine's invariants;
  * the figures on StarPU's sirocco are in docs/results.md ("Cholesky on StarPU's sirocco").
  */
 import assert from 'node:assert/strict';
@@ -12,11 +13,12 @@ import { describe, test } from 'node:test';
 import type { Engine, EngineObserver } from '../src/core/engine.ts';
 import type { SchedContext } from '../src/core/policy.ts';
 import { TransferKind } from '../src/core/protocol.ts';
+import { TaskGraph } from '../src/core/graph.ts';
 import { HfpScheduler } from '../src/sched/hfp.ts';
 import type { SchedulerOptions } from '../src/sched/options.ts';
 import { generateWorkload } from '../src/workloads/index.ts';
 import { testPlatform } from './helpers/platforms.ts';
-import { type CheckedRunOptions, checkedRun } from './helpers/run.ts';
+import { type CheckedRunOptions, checkedRun, FixedScheduler } from './helpers/run.ts';
 
 /** Copies in flight per destination and per kind, and the most seen at once. */
 class CopyCounter implements EngineObserver {
@@ -159,27 +161,48 @@ describe('hfp critical-path options', () => {
   });
 });
 
-describe('hfp criticalTail (the tail rules; Scheduler.urgent)', () => {
-  test('off by default: hfp offers no urgent test and nothing changes', () => {
-    assert.equal(new HfpScheduler().urgent, undefined);
-    const base = cholesky({});
-    const off = cholesky({}, { criticalSlack: 0.03 });
-    assert.equal(off.result.makespanS, base.result.makespanS);
+describe('Scheduler.bufferRank and hfp criticalTail', () => {
+  test('with readyFirst the buffered task of highest rank whose inputs are in place starts first', () => {
+    // Eight independent tasks without data (always in place), popped in submission order
+    // into a lookahead buffer of 8 on one GPU with a pipeline of 1; the rank is the task id.
+    const g = new TaskGraph();
+    const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
+    for (let i = 0; i < 8; i++) g.submit(c, [], { flops: 1e9 });
+    class Ranked extends FixedScheduler {
+      readonly bufferRank = (task: number) => task;
+    }
+    const run = (sched: FixedScheduler) => {
+      const log = new OrderLog();
+      const r = checkedRun(g, testPlatform({ gpus: 1, gpuCapacity: 1e9 }), {
+        sched,
+        gpuPipeline: 1,
+        gpuLookahead: 8,
+        readyFirst: true,
+        observers: [log],
+      });
+      assert.deepEqual(r.checker.violations, []);
+      return log.started.get([...log.started.keys()][0]!)!;
+    };
+    const gpu = testPlatform({ gpus: 1, gpuCapacity: 1e9 }).workers.findIndex((w) => w.kind === 'gpu');
+    const fifo = run(new FixedScheduler(() => gpu));
+    const ranked = run(new Ranked(() => gpu));
+    assert.deepEqual(fifo, [0, 1, 2, 3, 4, 5, 6, 7]);
+    // The first task goes to the pipeline before the buffer fills; then highest rank first.
+    assert.deepEqual(ranked, [0, 7, 6, 5, 4, 3, 2, 1]);
   });
 
-  test('in the tail a critical task starts ahead of tasks popped before it; invariants kept', () => {
-    const log = new OrderLog();
-    const r = cholesky({ observers: [log] }, { criticalTail: 0.5 });
+  test('hfp: off by default; with a tail, ranks are bottom levels in seconds there; invariants kept', () => {
+    assert.equal(new HfpScheduler().bufferRank, undefined);
+    const r = cholesky({}, { criticalTail: 0.5 });
     assert.deepEqual(r.checker.violations, []);
     assert.ok(r.checker.finished);
-    const urgent = log.overtakers().filter((t) => r.hfp.urgent!(t));
-    assert.ok(urgent.length > 0, 'no urgent task overtook the buffer');
-    // A fraction of 0 is a tail the front (bottom levels, all positive) never reaches: nothing
-    // is urgent, and the run is the run without the option.
-    const none = cholesky({}, { criticalTail: 0 });
-    let marked = 0;
-    for (let t = 0; t < 220; t++) if (none.hfp.urgent!(t)) marked++;
-    assert.equal(marked, 0);
-    assert.equal(none.result.makespanS, cholesky({}).result.makespanS);
+    // After the run every task is handed out (the front is past the end: the tail): the
+    // first POTRF has the longest path to the end, the last task's is its own duration.
+    const rank = r.hfp.bufferRank!;
+    const g = r.hfp.engine!.graph;
+    const last = g.taskCount - 1;
+    for (let t = 1; t < g.taskCount; t++) assert.ok(rank(0) > rank(t));
+    const gpu = r.hfp.engine!.platform.workers.findIndex((w) => w.kind === 'gpu');
+    assert.equal(rank(last), r.hfp.engine!.taskDuration(last, gpu));
   });
 });

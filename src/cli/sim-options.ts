@@ -69,7 +69,7 @@ export function addSimulationOptions(cmd: Command): Command {
     )
     .option(
       '--critical-tail <x>',
-      "hfp (with --ready-first): once the critical front is down to this fraction of the graph's highest priority, critical tasks go before the GPU's other buffered tasks, DARTS's ready tasks join them as the front nears, and the GPUs' popped work stays balanced",
+      "hfp (with --ready-first): once the critical front is down to this fraction of the graph's highest priority, a GPU takes the buffered task with the longest expected path to the end first",
       fractionValue,
     )
     .option('--no-clean-first', "evict in the policy's order alone, not clean (unmodified) replicas first")

@@ -159,11 +159,11 @@ export interface Scheduler {
    */
   readonly lookahead?: number;
   /**
-   * Optional: true when `task`, popped into a GPU's lookahead buffer, should start before the
-   * buffer's other tasks whose inputs are in place (with EngineOptions.readyFirst: the first
-   * urgent one of those goes first, then the first of those). Absent: buffer order alone.
+   * Optional: the rank of `task`, popped into a GPU's lookahead buffer. With
+   * EngineOptions.readyFirst the worker takes, among its buffered tasks whose inputs are in
+   * place, the first of the highest rank (all equal: the first of them, as without it).
    */
-  urgent?: (task: number) => boolean;
+  bufferRank?: (task: number) => number;
   /** Optional: the eviction policy this scheduler needs (LUF uses DARTS's planned tasks). */
   evictionPolicy?(): EvictionPolicy | undefined;
 }

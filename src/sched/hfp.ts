@@ -75,15 +75,13 @@
  * With `criticalTail` x, the run's tail starts once the front's priority is at most x times the
  * graph's highest (bottom levels: the critical path left is that share of the whole). There
  * the front's chain (Cholesky's POTRF, TRSM, SYRK of each column, one after the other) bounds
- * the time, and three rules keep it moving: a critical task handed out goes before the other
- * tasks of its GPU's lookahead buffer whose inputs are in place (Scheduler.urgent; without it
- * it waits for the whole buffer, about a dozen GEMMs at lookahead 16); ready tasks that were
- * below the front when pushed, so left to DARTS, join the critical list once the front is within
- * TAIL_PROMOTE widths of their priority (DARTS.withdraw; otherwise an update of the next
- * diagonal tile pushed long before can wait in DARTS's pool); and a GPU takes no task while the
- * expected work it has popped and not finished exceeds another GPU's by more than
- * TAIL_BALANCE_S (the other GPU would idle while the tasks wait in one buffer). O(log n) per
- * task pushed to DARTS (a heap by priority), O(GPUs) per pop.
+ * the time, and a GPU takes, among the tasks of its lookahead buffer whose inputs are in place,
+ * the one with the longest expected path to the graph's end (its bottom level in seconds, each
+ * task weighing its shortest expected duration: Scheduler.bufferRank), not the first popped.
+ * Without it a task of the chain waits behind the whole buffer (about a dozen GEMMs at
+ * lookahead 16), and flop bottom levels misjudge the chain where one codelet is far slower per
+ * flop than the others (Cholesky's POTRF on a GPU). The levels cost O(tasks x workers + edges)
+ * once; a rank O(1) amortised.
  *
  * CPU workers beside the GPUs (hfp/cpu-rule.ts) take a task only when, by HEFT's
  * earliest-finish-time rule, they would end it before any GPU would: their queued work plus
@@ -119,7 +117,6 @@ import type { EvictionPolicy, SchedContext, Scheduler } from '../core/policy.ts'
 import { AccessMode } from '../core/types.ts';
 import { BeladyEviction } from '../evict/belady.ts';
 import { DartsScheduler } from './darts/darts.ts';
-import { TaskHeap } from './dm/heap.ts';
 import { AnchorScores } from './hfp/anchor-scores.ts';
 import { ChainRunner } from './hfp/chain-runner.ts';
 import { findChains, planChains } from './hfp/chains.ts';
@@ -144,12 +141,6 @@ export const CHAIN_RESERVE_TASKS = 2;
 
 /** A ready task within this fraction of the highest remaining priority is on the critical path. */
 export const CRITICAL_SLACK = 0.03;
-
-/** In the run's tail (SchedulerOptions.criticalTail), DARTS's ready tasks within this many front widths of the front join the critical tasks. */
-export const TAIL_PROMOTE = 2;
-
-/** In the run's tail, a GPU takes no task while its popped work exceeds another GPU's by more than this (seconds). */
-export const TAIL_BALANCE_S = 0.004;
 
 /** The hfp scheduler (see the file's comment). */
 export class HfpScheduler implements Scheduler {
@@ -190,19 +181,15 @@ export class HfpScheduler implements Scheduler {
   private fixedWidth = -1;
   /** SchedulerOptions.criticalTail, or -1 (off). */
   private readonly tailFraction: number;
-  /** With criticalTail: the ready tasks pushed to DARTS below the front, highest priority on top (lazily pruned). */
-  private deferred: TaskHeap | undefined;
-  /** With criticalTail, per worker: the expected work (s) of the tasks popped for it and not finished. */
-  private committed = new Float64Array(0);
-  /** Per task: 1 when handed out from the critical list in the run's tail (urgent). */
-  private urgentTask = new Uint8Array(0);
   /** The graph's highest priority (with byPriority). */
   private topPriority = 0;
+  /** With criticalTail: each task's bottom level in expected seconds (set with byPriority). */
+  private timeLevel: Float64Array | undefined;
   /**
-   * With SchedulerOptions.criticalTail, the engine's Scheduler.urgent: `task` was handed out
-   * from the critical list once the front was down to that fraction of the highest priority.
+   * With SchedulerOptions.criticalTail, the engine's Scheduler.bufferRank: in the run's tail a
+   * task's bottom level in expected seconds, before it 0 (the buffer's order).
    */
-  readonly urgent: ((task: number) => boolean) | undefined;
+  readonly bufferRank: ((task: number) => number) | undefined;
   /** The chain plan's run time (graphs of accumulation chains, hfp/chains.ts), if one was made. */
   private chainRunner: ChainRunner | undefined;
 
@@ -229,7 +216,10 @@ export class HfpScheduler implements Scheduler {
     this.criticalLocal = options.criticalLocal ?? false;
     this.criticalFixed = options.criticalFixed ?? false;
     this.tailFraction = options.criticalTail ?? -1;
-    this.urgent = this.tailFraction >= 0 ? (task) => this.urgentTask[task] === 1 : undefined;
+    this.bufferRank =
+      this.tailFraction >= 0
+        ? (task) => (this.timeLevel !== undefined && this.inTail() ? this.timeLevel[task]! : 0)
+        : undefined;
   }
 
   init(ctx: SchedContext): void {
@@ -255,13 +245,7 @@ export class HfpScheduler implements Scheduler {
     this.left = this.gpus.map(() => 0);
     this.leftWork = this.gpus.map(() => 0);
     this.taken = new Uint8Array(ctx.taskCapacity);
-    this.urgentTask = new Uint8Array(this.tailFraction >= 0 ? ctx.taskCapacity : 0);
-    this.committed = new Float64Array(this.tailFraction >= 0 ? workers.length : 0);
-    const pr = ctx.graph.taskPriority;
-    this.deferred =
-      this.tailFraction >= 0
-        ? new TaskHeap((a, b) => pr.data[a]! > pr.data[b]! || (pr.data[a] === pr.data[b] && a < b))
-        : undefined;
+    this.timeLevel = undefined;
     this.known = 0;
     this.byPriority = undefined;
     this.fixedWidth = -1;
@@ -289,10 +273,9 @@ export class HfpScheduler implements Scheduler {
     this.inner.rebase(k);
     this.taken.copyWithin(0, k);
     this.taken.fill(0, this.taken.length - k);
-    this.deferred?.rebase(k);
-    if (this.urgentTask.length > 0) {
-      this.urgentTask.copyWithin(0, k);
-      this.urgentTask.fill(0, this.urgentTask.length - k);
+    if (this.timeLevel !== undefined) {
+      this.timeLevel.copyWithin(0, k);
+      this.timeLevel.fill(0, this.timeLevel.length - k);
     }
     this.known = Math.max(0, this.known - k);
     this.buffered = this.buffered.map((t) => t - k);
@@ -328,16 +311,11 @@ export class HfpScheduler implements Scheduler {
     if (!this.decided) this.buffered.push(task);
     else if (this.chainRunner?.has(task)) this.chainRunner.push(task);
     else if (this.isCritical(task)) this.addCritical(task);
-    else {
-      this.inner.push(task);
-      if (this.deferred !== undefined && this.byPriority !== undefined && task < this.known)
-        this.deferred.push(task);
-    }
+    else this.inner.push(task);
   }
 
   pop(worker: number): number {
     if (!this.decided) this.decideNow(true);
-    if (this.tailFraction >= 0 && this.kOf[worker]! >= 0) return this.popTail(worker);
     if (!this.rule.applies(worker)) return this.popFor(worker);
     this.rule.begin(worker);
     const t = this.popFor(worker);
@@ -354,32 +332,9 @@ export class HfpScheduler implements Scheduler {
     );
   }
 
-  /**
-   * A GPU's pop with SchedulerOptions.criticalTail: its popped, unfinished work is counted, and
-   * in the tail it gets nothing while that work exceeds the least of the other GPUs' by more
-   * than TAIL_BALANCE_S (the least loaded GPU is never refused). O(GPUs).
-   */
-  private popTail(worker: number): number {
-    const c = this.committed;
-    if (this.inTail()) {
-      let least = Number.POSITIVE_INFINITY;
-      for (const w of this.gpus) if (w !== worker && c[w]! < least) least = c[w]!;
-      if (c[worker]! - least > TAIL_BALANCE_S) return -1;
-    }
-    const t = this.popFor(worker);
-    if (t >= 0) c[worker]! += this.ctx.taskDuration(t, worker);
-    return t;
-  }
-
   private popFor(worker: number): number {
-    // The tail test reads the front before the pop moves it (the front may be the task popped).
-    const tail = this.inTail();
-    if (tail) this.promoteFront();
     let t = this.popCritical(worker);
-    if (t >= 0) {
-      if (tail) this.urgentTask[t] = 1;
-      return t;
-    }
+    if (t >= 0) return t;
     if (this.chainRunner !== undefined) {
       t = this.chainRunner.pop(worker);
       if (t >= 0) return t;
@@ -414,22 +369,6 @@ export class HfpScheduler implements Scheduler {
     const top = this.front();
     const width = this.fixedWidth >= 0 ? this.fixedWidth : this.slack * Math.abs(top);
     return this.ctx.graph.taskPriority.data[t]! >= top - width;
-  }
-
-  /**
-   * In the run's tail: DARTS's ready tasks whose priority is within TAIL_PROMOTE front widths
-   * of the front leave DARTS for the critical list (those DARTS handed out meanwhile are
-   * dropped from the heap). O(log n) per task promoted or dropped.
-   */
-  private promoteFront(): void {
-    const heap = this.deferred!;
-    const pr = this.ctx.graph.taskPriority.data;
-    const top = this.front();
-    const low = top - TAIL_PROMOTE * (this.fixedWidth >= 0 ? this.fixedWidth : this.slack * Math.abs(top));
-    while (heap.size > 0 && pr[heap.peek()]! >= low) {
-      const t = heap.pop();
-      if (this.inner.withdraw(t)) this.addCritical(t);
-    }
   }
 
   private addCritical(t: number): void {
@@ -493,8 +432,6 @@ export class HfpScheduler implements Scheduler {
   }
 
   taskFinished(task: number, worker: number): void {
-    if (this.committed.length > 0 && this.kOf[worker]! >= 0)
-      this.committed[worker] = Math.max(0, this.committed[worker]! - this.ctx.taskDuration(task, worker));
     this.chainRunner?.finished(task);
     this.inner.taskFinished(task, worker);
   }
@@ -587,11 +524,6 @@ export class HfpScheduler implements Scheduler {
       const t = new Uint8Array(this.ctx.taskCapacity);
       t.set(this.taken);
       this.taken = t;
-      if (this.tailFraction >= 0) {
-        const u = new Uint8Array(this.ctx.taskCapacity);
-        u.set(this.urgentTask);
-        this.urgentTask = u;
-      }
     }
     this.known = this.taken.length;
     if (whole && this.gpus.length > 0 && ready.length === g.taskCount && ready.length > 0) {
@@ -612,10 +544,30 @@ export class HfpScheduler implements Scheduler {
         order.sort((x, y) => pr[y]! - pr[x]! || x - y);
         this.byPriority = order;
         this.topPriority = pr[order[0]!]!;
+        if (this.tailFraction >= 0) this.timeLevel = this.timeLevels();
         if (this.criticalFixed) this.fixedWidth = this.slack * Math.abs(pr[order[0]!]!);
       }
     }
     for (const t of leftover) this.push(t);
+  }
+
+  /**
+   * SchedulerOptions.criticalTail's ranks: each task's bottom level in seconds, a task costing
+   * its shortest expected duration on a worker able to run it (the performance model; 0 if none
+   * can). O(tasks x workers + edges).
+   */
+  private timeLevels(): Float64Array {
+    const ctx = this.ctx;
+    const n = ctx.platform.workers.length;
+    const level = ctx.graph.bottomLevels((t) => {
+      let best = Number.POSITIVE_INFINITY;
+      for (let w = 0; w < n; w++) if (ctx.canRun(t, w)) best = Math.min(best, ctx.taskDuration(t, w));
+      return Number.isFinite(best) ? best : 0;
+    });
+    if (level.length >= this.taken.length) return level;
+    const sized = new Float64Array(this.taken.length);
+    sized.set(level);
+    return sized;
   }
 
   /**

@@ -27,12 +27,10 @@ export interface SchedulerOptions {
   criticalFixed?: boolean;
   /**
    * hfp: the run's tail starts once the critical path's front is down to this fraction of the
-   * graph's highest priority (where the front's chain bounds the time). In it, the critical
-   * tasks handed out start before the other tasks of the GPU's lookahead buffer whose inputs
-   * are in place (Scheduler.urgent; needs the engine's readyFirst), ready tasks left to the
-   * embedded DARTS join the critical tasks once the front comes within TAIL_PROMOTE widths of
-   * their priority, and a GPU takes no task while its popped, unfinished work exceeds another
-   * GPU's by more than TAIL_BALANCE_S. Off when undefined.
+   * graph's highest priority (where the front's chain bounds the time); in it a GPU takes,
+   * among its lookahead buffer's tasks whose inputs are in place, the one with the longest
+   * expected path to the end (bottom level in seconds; Scheduler.bufferRank, needs the
+   * engine's readyFirst), not the first popped. Off when undefined.
    */
   criticalTail?: number;
   /** static: the owner-computes mapping of blocks to GPUs (default: 2-D cyclic). */

@@ -202,9 +202,8 @@ export class WorkerPipelines {
 
   /**
    * The buffered task worker w takes next: the head, or with readyFirst the first whose
-   * inputs are all valid in w's memory (the head when none is), except that a task with its
-   * inputs valid that the scheduler calls urgent (Scheduler.urgent) goes before the others.
-   * O(buffer x inputs).
+   * inputs are all valid in w's memory (the head when none is); with Scheduler.bufferRank the
+   * first of the highest rank among those. O(buffer x inputs).
    */
   private takeBuffered(w: number): number {
     const buffer = this.buffer[w]!;
@@ -214,6 +213,7 @@ export class WorkerPipelines {
       const n = this.node[w]!;
       const sched = e.scheduler;
       let take = -1;
+      let best = Number.NEGATIVE_INFINITY;
       for (let i = 0; i < buffer.length; i++) {
         const t = buffer.at(i);
         let ready = true;
@@ -222,11 +222,15 @@ export class WorkerPipelines {
             ready = false;
         }
         if (!ready) continue;
-        if (sched.urgent === undefined || sched.urgent(t)) {
+        if (sched.bufferRank === undefined) {
           take = i;
           break;
         }
-        if (take < 0) take = i;
+        const r = sched.bufferRank(t);
+        if (r > best) {
+          best = r;
+          take = i;
+        }
       }
       if (take >= 0) {
         const t = buffer.at(take);

@@ -359,19 +359,6 @@ export class DartsScheduler implements Scheduler {
     }
   }
 
-  /**
-   * Takes back pushed task t if it is neither handed out nor running: from the shared pool or
-   * from the GPU it was planned on (hfp's critical front takes tasks this way). True when it
-   * was; after that DARTS no longer counts it. O(GPUs x inputs).
-   */
-  withdraw(t: number): boolean {
-    const k = this.where[t]!;
-    if (k === IN_POOL) this.removeFromPool(t);
-    else if (k >= 0) this.unmarkPlanned(k, t);
-    else return false;
-    return true;
-  }
-
   /** True once section 4.3's tie order is in force (tasks arrived while the engine ran). */
   get dynamicVariant(): boolean {
     return this.priorityFirst;
