@@ -11,9 +11,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Engine, EngineObserver } from '../src/core/engine.ts';
+import { TaskGraph } from '../src/core/graph.ts';
 import type { SchedContext } from '../src/core/policy.ts';
 import { TransferKind } from '../src/core/protocol.ts';
-import { TaskGraph } from '../src/core/graph.ts';
 import { HfpScheduler } from '../src/sched/hfp.ts';
 import type { SchedulerOptions } from '../src/sched/options.ts';
 import { generateWorkload } from '../src/workloads/index.ts';
