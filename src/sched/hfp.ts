@@ -187,7 +187,8 @@ export class HfpScheduler implements Scheduler {
   private timeLevel: Float64Array | undefined;
   /**
    * With SchedulerOptions.criticalTail, the engine's Scheduler.bufferRank: in the run's tail a
-   * task's bottom level in expected seconds, before it 0 (the buffer's order).
+   * task's bottom level in expected seconds, before it (and for tasks submitted after the
+   * decision, which have no level) 0: the buffer's order.
    */
   readonly bufferRank: ((task: number) => number) | undefined;
   /** The chain plan's run time (graphs of accumulation chains, hfp/chains.ts), if one was made. */
@@ -218,7 +219,8 @@ export class HfpScheduler implements Scheduler {
     this.tailFraction = options.criticalTail ?? -1;
     this.bufferRank =
       this.tailFraction >= 0
-        ? (task) => (this.timeLevel !== undefined && this.inTail() ? this.timeLevel[task]! : 0)
+        ? (task) =>
+            this.timeLevel !== undefined && task < this.known && this.inTail() ? this.timeLevel[task]! : 0
         : undefined;
   }
 
