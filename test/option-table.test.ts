@@ -78,6 +78,7 @@ const VALUES: { [K in keyof RunOptions]?: RunOptions[K] } = {
   criticalSlack: 0.06,
   criticalLocal: true,
   criticalFixed: true,
+  criticalTail: 0.5,
   targetClean: 50,
   pattern: 'stencil_1d',
   width: 3,
@@ -212,8 +213,8 @@ describe('the option table', { timeout: 300_000 }, () => {
       }
     }
     // --runtime, --coherence, --mapping, --serial, --prefetch, the six DARTS options and
-    // hfp's three critical-path options; --cache-lines, --wake-latency, --target-clean.
-    assert.equal(schedulerRows, 15);
+    // hfp's four critical-path options; --cache-lines, --wake-latency, --target-clean.
+    assert.equal(schedulerRows, 16);
     assert.equal(companionRows, 3);
   });
 
@@ -281,6 +282,7 @@ describe('the option table', { timeout: 300_000 }, () => {
       'criticalFixed',
       'criticalLocal',
       'criticalSlack',
+      'criticalTail',
       'darts3inputs',
       'dartsHostAhead',
       'dartsHostLevel',

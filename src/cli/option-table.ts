@@ -153,6 +153,11 @@ export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
   criticalSlack: { flag: '--critical-slack', runs: ALL, schedulers: SCHEDULER_OPTION_READERS.criticalSlack },
   criticalLocal: { flag: '--critical-local', runs: ALL, schedulers: SCHEDULER_OPTION_READERS.criticalLocal },
   criticalFixed: { flag: '--critical-fixed', runs: ALL, schedulers: SCHEDULER_OPTION_READERS.criticalFixed },
+  criticalTail: {
+    flag: '--critical-tail',
+    runs: ALL,
+    schedulers: SCHEDULER_OPTION_READERS.criticalTail,
+  },
   targetClean: { flag: '--target-clean', runs: ALL, needs: { key: 'minClean', flag: '--min-clean' } },
 };
 

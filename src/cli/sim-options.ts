@@ -28,6 +28,8 @@ export interface SimulationFlags {
   criticalLocal?: boolean;
   /** --critical-fixed: hfp's slack against the graph's highest priority. */
   criticalFixed?: boolean;
+  /** --critical-tail: the front's fraction of the top priority where hfp's tail rules start. */
+  criticalTail?: number;
   /** false with --no-clean-first. */
   cleanFirst?: boolean;
   /** --min-clean: percent of each GPU's replicas kept clean by early write-backs. */
@@ -88,6 +90,11 @@ export function addSimulationOptions(cmd: Command): Command {
       '--critical-fixed',
       "hfp: the critical slack is a fraction of the graph's highest priority, a width that stays fixed as the front moves down",
     )
+    .option(
+      '--critical-tail <x>',
+      "hfp (with --ready-first): once the critical front is down to this fraction of the graph's highest priority, a GPU takes the buffered task with the longest expected path to the end first",
+      fractionValue,
+    )
     .option('--no-clean-first', "evict in the policy's order alone, not clean (unmodified) replicas first")
     .option(
       '--min-clean <pct>',
@@ -115,5 +122,6 @@ export function schedulerOptionsFrom(f: SimulationFlags): SchedulerOptions {
   if (f.criticalSlack !== undefined) o.criticalSlack = f.criticalSlack;
   if (f.criticalLocal) o.criticalLocal = true;
   if (f.criticalFixed) o.criticalFixed = true;
+  if (f.criticalTail !== undefined) o.criticalTail = f.criticalTail;
   return o;
 }

@@ -158,6 +158,12 @@ export interface Scheduler {
    * "ready" order must see the memory state each earlier pop produced.
    */
   readonly lookahead?: number;
+  /**
+   * Optional: the rank of `task`, popped into a GPU's lookahead buffer. With
+   * EngineOptions.readyFirst the worker takes, among its buffered tasks whose inputs are in
+   * place, the first of the highest rank (all equal: the first of them, as without it).
+   */
+  bufferRank?: (task: number) => number;
   /** Optional: the eviction policy this scheduler needs (LUF uses DARTS's planned tasks). */
   evictionPolicy?(): EvictionPolicy | undefined;
 }

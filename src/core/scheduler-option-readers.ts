@@ -39,6 +39,7 @@ export const SCHEDULER_OPTION_READERS: {
   criticalSlack: ['hfp'],
   criticalLocal: ['hfp'],
   criticalFixed: ['hfp'],
+  criticalTail: ['hfp'],
   mapping: ['static'],
 };
 

@@ -72,6 +72,16 @@
  * `criticalLocal` the one with the fewest input bytes missing from the asking GPU's memory
  * (issue 24: on a shared bus the front's tasks taken by priority alone each load a tile, and
  * the GPUs wait for the bus; O(critical tasks x inputs) per pop).
+ * With `criticalTail` x, the run's tail starts once the front's priority is at most x times the
+ * graph's highest (bottom levels: the critical path left is that share of the whole). There
+ * the front's chain (Cholesky's POTRF, TRSM, SYRK of each column, one after the other) bounds
+ * the time, and a GPU takes, among the tasks of its lookahead buffer whose inputs are in place,
+ * the one with the longest expected path to the graph's end (its bottom level in seconds, each
+ * task weighing its shortest expected duration: Scheduler.bufferRank), not the first popped.
+ * Without it a task of the chain waits behind the whole buffer (about a dozen GEMMs at
+ * lookahead 16), and flop bottom levels misjudge the chain where one codelet is far slower per
+ * flop than the others (Cholesky's POTRF on a GPU). The levels cost O(tasks x workers + edges)
+ * once; a rank O(1) amortised.
  *
  * CPU workers beside the GPUs (hfp/cpu-rule.ts) take a task only when, by HEFT's
  * earliest-finish-time rule, they would end it before any GPU would: their queued work plus
@@ -175,6 +185,18 @@ export class HfpScheduler implements Scheduler {
   private fixedWidth = -1;
   /** Out of core: reads ahead from the disk into host memory for the GPUs' plans (hfp/host-staging.ts). */
   private staging: HostStaging | undefined;
+  /** SchedulerOptions.criticalTail, or -1 (off). */
+  private readonly tailFraction: number;
+  /** The graph's highest priority (with byPriority). */
+  private topPriority = 0;
+  /** With criticalTail: each task's bottom level in expected seconds (set with byPriority). */
+  private timeLevel: Float64Array | undefined;
+  /**
+   * With SchedulerOptions.criticalTail, the engine's Scheduler.bufferRank: in the run's tail a
+   * task's bottom level in expected seconds, before it (and for tasks submitted after the
+   * decision, which have no level) 0: the buffer's order.
+   */
+  readonly bufferRank: ((task: number) => number) | undefined;
   /** The chain plan's run time (graphs of accumulation chains, hfp/chains.ts), if one was made. */
   private chainRunner: ChainRunner | undefined;
 
@@ -200,6 +222,12 @@ export class HfpScheduler implements Scheduler {
     this.slack = options.criticalSlack ?? CRITICAL_SLACK;
     this.criticalLocal = options.criticalLocal ?? false;
     this.criticalFixed = options.criticalFixed ?? false;
+    this.tailFraction = options.criticalTail ?? -1;
+    this.bufferRank =
+      this.tailFraction >= 0
+        ? (task) =>
+            this.timeLevel !== undefined && task < this.known && this.inTail() ? this.timeLevel[task]! : 0
+        : undefined;
   }
 
   init(ctx: SchedContext): void {
@@ -225,6 +253,7 @@ export class HfpScheduler implements Scheduler {
     this.left = this.gpus.map(() => 0);
     this.leftWork = this.gpus.map(() => 0);
     this.taken = new Uint8Array(ctx.taskCapacity);
+    this.timeLevel = undefined;
     this.known = 0;
     this.byPriority = undefined;
     this.fixedWidth = -1;
@@ -265,6 +294,10 @@ export class HfpScheduler implements Scheduler {
     this.inner.rebase(k);
     this.taken.copyWithin(0, k);
     this.taken.fill(0, this.taken.length - k);
+    if (this.timeLevel !== undefined) {
+      this.timeLevel.copyWithin(0, k);
+      this.timeLevel.fill(0, this.timeLevel.length - k);
+    }
     this.known = Math.max(0, this.known - k);
     this.buffered = this.buffered.map((t) => t - k);
     for (let j = 0; j < this.plan.length; j++) {
@@ -313,6 +346,15 @@ export class HfpScheduler implements Scheduler {
     }
     if (this.staging !== undefined && this.kOf[worker]! >= 0) this.staging.fill();
     return t;
+  }
+
+  /** True in the run's tail (SchedulerOptions.criticalTail): the front is down to its fraction of the top priority. */
+  private inTail(): boolean {
+    return (
+      this.tailFraction >= 0 &&
+      this.byPriority !== undefined &&
+      this.front() <= this.tailFraction * this.topPriority
+    );
   }
 
   private popFor(worker: number): number {
@@ -537,10 +579,31 @@ export class HfpScheduler implements Scheduler {
         const order = Int32Array.from({ length: g.taskCount }, (_, t) => t);
         order.sort((x, y) => pr[y]! - pr[x]! || x - y);
         this.byPriority = order;
+        this.topPriority = pr[order[0]!]!;
+        if (this.tailFraction >= 0) this.timeLevel = this.timeLevels();
         if (this.criticalFixed) this.fixedWidth = this.slack * Math.abs(pr[order[0]!]!);
       }
     }
     for (const t of leftover) this.push(t);
+  }
+
+  /**
+   * SchedulerOptions.criticalTail's ranks: each task's bottom level in seconds, a task costing
+   * its shortest expected duration on a worker able to run it (the performance model; 0 if none
+   * can). O(tasks x workers + edges).
+   */
+  private timeLevels(): Float64Array {
+    const ctx = this.ctx;
+    const n = ctx.platform.workers.length;
+    const level = ctx.graph.bottomLevels((t) => {
+      let best = Number.POSITIVE_INFINITY;
+      for (let w = 0; w < n; w++) if (ctx.canRun(t, w)) best = Math.min(best, ctx.taskDuration(t, w));
+      return Number.isFinite(best) ? best : 0;
+    });
+    if (level.length >= this.taken.length) return level;
+    const sized = new Float64Array(this.taken.length);
+    sized.set(level);
+    return sized;
   }
 
   /**

@@ -39,6 +39,14 @@ export interface SchedulerOptions {
    * priority units), not of the front's, whose width shrinks as the run nears its end.
    */
   criticalFixed?: boolean;
+  /**
+   * hfp: the run's tail starts once the critical path's front is down to this fraction of the
+   * graph's highest priority (where the front's chain bounds the time); in it a GPU takes,
+   * among its lookahead buffer's tasks whose inputs are in place, the one with the longest
+   * expected path to the end (bottom level in seconds; Scheduler.bufferRank, needs the
+   * engine's readyFirst), not the first popped. Off when undefined.
+   */
+  criticalTail?: number;
   /** static: the owner-computes mapping of blocks to GPUs (default: 2-D cyclic). */
   mapping?: import('./mapping.ts').BlockMapping;
 }

@@ -202,7 +202,8 @@ export class WorkerPipelines {
 
   /**
    * The buffered task worker w takes next: the head, or with readyFirst the first whose
-   * inputs are all valid in w's memory (the head when none is).
+   * inputs are all valid in w's memory (the head when none is); with Scheduler.bufferRank the
+   * first of the highest rank among those. O(buffer x inputs).
    */
   private takeBuffered(w: number): number {
     const buffer = this.buffer[w]!;
@@ -210,6 +211,9 @@ export class WorkerPipelines {
       const e = this.e;
       const g = e.graph;
       const n = this.node[w]!;
+      const sched = e.scheduler;
+      let take = -1;
+      let best = Number.NEGATIVE_INFINITY;
       for (let i = 0; i < buffer.length; i++) {
         const t = buffer.at(i);
         let ready = true;
@@ -217,10 +221,21 @@ export class WorkerPipelines {
           if (g.accessMode.data[a]! & AccessMode.R && !e.replicas.isValid(g.accessHandle.data[a]!, n))
             ready = false;
         }
-        if (ready) {
-          buffer.removeAt(i);
-          return t;
+        if (!ready) continue;
+        if (sched.bufferRank === undefined) {
+          take = i;
+          break;
         }
+        const r = sched.bufferRank(t);
+        if (r > best) {
+          best = r;
+          take = i;
+        }
+      }
+      if (take >= 0) {
+        const t = buffer.at(take);
+        buffer.removeAt(take);
+        return t;
       }
     }
     return buffer.shift();
