@@ -217,9 +217,13 @@ export class Transfers {
     }
     r.pins[h * this.nn + src]!++;
     e.memory.sync(h * this.nn + src);
-    if (dst === r.home[h] && r.state[h * this.nn + dst] !== Replica.LOADING) {
-      r.state[h * this.nn + dst] = Replica.LOADING;
-      e.scheduler.dataRequested?.(h, dst);
+    if (dst === r.home[h]) {
+      if (r.state[h * this.nn + dst] !== Replica.LOADING) {
+        r.state[h * this.nn + dst] = Replica.LOADING;
+        e.scheduler.dataRequested?.(h, dst);
+      }
+      // The handle's modified replicas may now cost nothing to evict (homeHasValue).
+      e.memory.sync(h * this.nn + dst);
     }
     if (lazy) this.lazy[src]!.add(id);
     e.emit(Cmd.TRANSFER, id, 0);
