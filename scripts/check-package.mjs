@@ -17,7 +17,9 @@ const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
 const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
 // zod is half of it; Locus itself (dist with maps and declarations, src for the maps) is most
 // of the rest. Raised from 15 MiB when the partitioning, WebGPU and cluster layers came in
-// (16.0 MiB then); the optional packages (plotting, webgpu) are peers and not counted.
+// (16.0 MiB then); the optional packages (plotting, webgpu) are peers and not counted. The
+// declarations ship without declaration maps (each file costs a disk block): the JavaScript's
+// source maps and src/ stay, for stack traces.
 const MAX_INSTALLED_BYTES = 20 * 2 ** 20;
 const work = mkdtempSync(join(tmpdir(), 'locus-package-'));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
