@@ -13,6 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { siroccoCholeskyArgs } from '../test/helpers/sirocco-run.ts';
 import { locusTraceStats } from './sirocco/trace-stats.ts';
 
 const args = process.argv.slice(2);
@@ -27,29 +28,10 @@ if (!flags.includes('--sched') && !flags.includes('-s')) flags.push('--sched', '
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'locus-sirocco-'));
 try {
-  const platform = 'test/fixtures/starpu-sirocco/sirocco-chol.json';
   const trace = join(tmp, 'trace.json');
   const out = execFileSync(
     process.execPath,
-    [
-      'bin/locus.mjs',
-      'run',
-      '-w',
-      'cholesky',
-      '--tiles',
-      String(tiles),
-      '--tile-size',
-      '960',
-      '--platform',
-      platform,
-      '--order',
-      'columns',
-      ...(flags.includes('--priorities') ? [] : ['--priorities', 'bottom-level']),
-      ...flags,
-      '--trace',
-      trace,
-      '--json',
-    ],
+    ['bin/locus.mjs', ...siroccoCholeskyArgs(tiles, flags), '--trace', trace, '--json'],
     { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 },
   );
   const r = JSON.parse(out) as Record<string, unknown>;

@@ -11,6 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { siroccoCholeskyArgs } from './helpers/sirocco-run.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -22,26 +23,7 @@ const SETTING =
 function side(tiles: number, flags: string) {
   const out = execFileSync(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      'src/cli/index.ts',
-      'run',
-      '-w',
-      'cholesky',
-      '--tiles',
-      String(tiles),
-      '--tile-size',
-      '960',
-      '--platform',
-      'test/fixtures/starpu-sirocco/sirocco-chol.json',
-      '--order',
-      'columns',
-      '--priorities',
-      'bottom-level',
-      ...flags.split(' '),
-      '--json',
-    ],
+    ['--import', 'tsx', 'src/cli/index.ts', ...siroccoCholeskyArgs(tiles, flags.split(' ')), '--json'],
     { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 },
   );
   const r = JSON.parse(out) as { gflops: number; bytesToDevices: number };
