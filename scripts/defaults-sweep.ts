@@ -1,0 +1,147 @@
+/**
+ * The defaults sweep of issue 24: for each policy that plans data (darts+luf, hfp, dmdar), each
+ * memory option whose default is in question (clean-first, hints, clean-buffer targets,
+ * pipeline, lookahead, ready-first) changed alone from the defaults, on several platforms and
+ * workloads (v100x2 at 500 and 2000 MiB, 4 GPUs, StarPU's sirocco, hannibal; Cholesky and the
+ * matrix product). Prints one JSON object:
+ *   { cases: [{ label, args }], variants: [{ label, flags }], schedulers: [...],
+ *     runs: { [sched]: { [case]: { [variant]: { gflops, gbToGpus } } } },
+ *     summary: { [sched]: { [variant]: { geomean, min, max, wins, losses } } } }
+ * where the summary's ratios are each variant's GFlop/s over the defaults' on the same case
+ * (wins / losses: cases more than 0.5% above / below). Simulated, hence deterministic.
+ *
+ *   node --import tsx scripts/defaults-sweep.ts [--jobs n] [--only sched]
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** A platform and workload the sweep runs (arguments of `locus run`). */
+interface Case {
+  label: string;
+  args: string[];
+}
+
+/** One option changed from the defaults (no flags: the defaults themselves). */
+interface Variant {
+  label: string;
+  flags: string[];
+}
+
+const SIROCCO = 'test/fixtures/starpu-sirocco/sirocco-chol.json';
+const chol = (platform: string[], tiles: number, extra: string[] = []): string[] => [
+  '-w',
+  'cholesky',
+  ...platform,
+  '--priorities',
+  'bottom-level',
+  '--tiles',
+  String(tiles),
+  ...extra,
+];
+
+const CASES: Case[] = [
+  { label: 'v100x2 2000 MiB, Cholesky 30', args: chol(['--platform', 'v100x2', '--gpu-mem', '2000MiB'], 30) },
+  { label: 'v100x2 2000 MiB, Cholesky 40', args: chol(['--platform', 'v100x2', '--gpu-mem', '2000MiB'], 40) },
+  { label: 'v100x2 500 MiB, Cholesky 20', args: chol(['--platform', 'v100x2', '--gpu-mem', '500MiB'], 20) },
+  {
+    label: 'v100x2 4 GPUs 500 MiB, Cholesky 30',
+    args: chol(['--platform', 'v100x2', '--gpus', '4', '--gpu-mem', '500MiB'], 30),
+  },
+  {
+    label: 'sirocco, Cholesky 60',
+    args: chol(['--platform', SIROCCO, '--tile-size', '960'], 60, ['--order', 'columns']),
+  },
+  {
+    label: 'hannibal 64 MiB, Cholesky 32 (512)',
+    args: chol(['--platform', 'hannibal', '--cpus', '0', '--gpu-mem', '64MiB', '--tile-size', '512'], 32),
+  },
+  { label: 'v100x2 500 MiB, matmul2d 80', args: ['-w', 'matmul2d', '--platform', 'v100x2', '--tiles', '80'] },
+  {
+    label: 'sirocco, matmul2d 60',
+    args: ['-w', 'matmul2d', '--platform', SIROCCO, '--tile-size', '960', '--tiles', '60'],
+  },
+];
+
+const VARIANTS: Variant[] = [
+  { label: 'defaults', flags: [] },
+  { label: '--no-clean-first', flags: ['--no-clean-first'] },
+  { label: '--no-hints', flags: ['--no-hints'] },
+  { label: '--min-clean 5 --target-clean 10', flags: ['--min-clean', '5', '--target-clean', '10'] },
+  { label: '--pipeline 4', flags: ['--pipeline', '4'] },
+  { label: '--lookahead 16', flags: ['--lookahead', '16'] },
+  { label: '--ready-first', flags: ['--ready-first'] },
+];
+
+const SCHEDULERS = ['darts+luf', 'hfp', 'dmdar'];
+
+/** One run's figures. */
+interface Point {
+  gflops: number;
+  gbToGpus: number;
+}
+
+function option(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+const jobs = Math.max(1, Number(option('--jobs') ?? 1));
+const only = option('--only');
+const schedulers = only ? SCHEDULERS.filter((s) => s === only) : SCHEDULERS;
+if (schedulers.length === 0) {
+  process.stderr.write(`defaults-sweep: --only ${only}: not one of ${SCHEDULERS.join(', ')}\n`);
+  process.exit(2);
+}
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+async function point(sched: string, c: Case, v: Variant): Promise<Point> {
+  const args = ['bin/locus.mjs', 'run', ...c.args, '--sched', sched, ...v.flags, '--json'];
+  const { stdout } = await run(process.execPath, args, { cwd: root, maxBuffer: 1 << 26 });
+  const r = JSON.parse(stdout) as { gflops: number; bytesToDevices: number };
+  return { gflops: r.gflops, gbToGpus: r.bytesToDevices / 1e9 };
+}
+
+const work: Array<{ sched: string; c: Case; v: Variant }> = [];
+for (const sched of schedulers) for (const c of CASES) for (const v of VARIANTS) work.push({ sched, c, v });
+const runs: Record<string, Record<string, Record<string, Point>>> = {};
+let next = 0;
+let done = 0;
+async function worker(): Promise<void> {
+  while (next < work.length) {
+    const { sched, c, v } = work[next++]!;
+    const p = await point(sched, c, v);
+    const bySched = runs[sched] ?? {};
+    runs[sched] = bySched;
+    const byCase = bySched[c.label] ?? {};
+    bySched[c.label] = byCase;
+    byCase[v.label] = p;
+    done++;
+    process.stderr.write(`[${done}/${work.length}] ${sched} ${c.label} ${v.label}: ${p.gflops.toFixed(0)}\n`);
+  }
+}
+await Promise.all(Array.from({ length: jobs }, worker));
+
+const summary: Record<
+  string,
+  Record<string, { geomean: number; min: number; max: number; wins: number; losses: number }>
+> = {};
+for (const sched of schedulers) {
+  for (const v of VARIANTS) {
+    const ratios = CASES.map(
+      (c) => runs[sched]![c.label]![v.label]!.gflops / runs[sched]![c.label]!.defaults!.gflops,
+    );
+    const bySched = summary[sched] ?? {};
+    summary[sched] = bySched;
+    bySched[v.label] = {
+      geomean: Math.exp(ratios.reduce((s, x) => s + Math.log(x), 0) / ratios.length),
+      min: Math.min(...ratios),
+      max: Math.max(...ratios),
+      wins: ratios.filter((x) => x > 1.005).length,
+      losses: ratios.filter((x) => x < 0.995).length,
+    };
+  }
+}
+console.log(JSON.stringify({ cases: CASES, variants: VARIANTS, schedulers, runs, summary }));
