@@ -21,7 +21,7 @@ import { runWgsl } from '../src/webgpu/dispatch.ts';
 import { gemmWgsl, matmul2dWgsl, syrkWgsl } from '../src/webgpu/gemm.ts';
 import { jacobiWgsl } from '../src/webgpu/jacobi.ts';
 import { haloWgsl, stencilWgsl } from '../src/webgpu/stencil.ts';
-import { trsmWgsl } from '../src/webgpu/trsm.ts';
+import { TRSM_SHAPES, trsmKernel, trsmRowWgsl, trsmWgsl } from '../src/webgpu/trsm.ts';
 import { noAdapter } from './helpers/webgpu.ts';
 
 /** A random n x n tile (float32 values, in [-1, 1)). */
@@ -88,19 +88,40 @@ describe('WGSL kernels against the CPU references', { timeout: 300_000, ...skip 
     [1, trsmLeftLowerUnitRef],
     [2, trsmRightUpperRef],
   ] as const) {
-    test(`TRSM variant ${variant}, n = 64`, async () => {
-      const n = 64;
-      const t = triangle(n, 6 + variant);
-      // The references read only their triangle; zero the other one as the GPU ignores it too.
+    // 64: whole blocks; 37: a partial block and a partial group of vectors.
+    for (const n of [64, 37])
+      test(`TRSM variant ${variant}, n = ${n}`, async () => {
+        const t = triangle(n, 6 + variant);
+        // The references read only their triangle; zero the other one as the GPU ignores it too.
+        for (let j = 0; j < n; j++)
+          for (let i = 0; i < n; i++) if (variant === 2 ? i > j : i < j) t[i + j * n] = 0;
+        const b = tile(n, 9);
+        const [, got] = await runWgsl(dev, trsmWgsl, [t, b], [variant]);
+        const want = Float64Array.from(b);
+        ref(Float64Array.from(t), want, n);
+        close(got!, want, 1e-4, `trsm ${variant}`);
+      });
+  }
+
+  test('TRSM in every shape the device check measures, and the earlier row kernel, n = 37', async () => {
+    const n = 37;
+    for (const [variant, ref] of [
+      [0, trsmRightLowerTransRef],
+      [1, trsmLeftLowerUnitRef],
+      [2, trsmRightUpperRef],
+    ] as const) {
+      const t = triangle(n, 16 + variant);
       for (let j = 0; j < n; j++)
         for (let i = 0; i < n; i++) if (variant === 2 ? i > j : i < j) t[i + j * n] = 0;
-      const b = tile(n, 9);
-      const [, got] = await runWgsl(dev, trsmWgsl, [t, b], [variant]);
+      const b = tile(n, 19);
       const want = Float64Array.from(b);
       ref(Float64Array.from(t), want, n);
-      close(got!, want, 1e-4, `trsm ${variant}`);
-    });
-  }
+      for (const k of [trsmRowWgsl, ...TRSM_SHAPES.map(trsmKernel)]) {
+        const [, got] = await runWgsl(dev, k, [t, b], [variant]);
+        close(got!, want, 1e-4, `trsm ${variant}`);
+      }
+    }
+  });
 
   for (const [above, below] of [
     [true, true],
