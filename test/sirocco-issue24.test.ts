@@ -3,8 +3,11 @@
  * cholesky_implicit's order, bottom-level priorities), hfp with issue 24's setting reaches at
  * least StarPU master's DARTS+LUF GFlop/s with no more bytes to the GPUs
  * (test/fixtures/starpu-sirocco/darts-cholesky.json); with --critical-tail 0.5 (the run's tail
- * rules) also at N = 30 and 40. The runs are deterministic; the setting is
- * sensitive to the engine's order of events, so a change that moves these figures shows here.
+ * rules) also at N = 30 and 40. The wavefront setting (StarPU's own priorities, every ready
+ * task on hfp's critical front, taken by fewest missing bytes: docs/policies/hfp.md) reaches it
+ * at every N from 30 to 80, pinned here as exact figures. The runs are deterministic; the
+ * settings are sensitive to the engine's order of events, so a change that moves these figures
+ * shows here.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -18,6 +21,22 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** Issue 24's setting: hfp with the options of docs/policies/hfp.md's shared-bus section. */
 const SETTING =
   '--sched hfp --no-clean-first --lookahead 16 --ready-first --critical-local --critical-fixed --prefetch-window 4 --parallel-evictions --lazy-writebacks';
+
+/**
+ * The wavefront setting: issue 24's setting with cholesky_implicit's priorities (an
+ * anti-diagonal wavefront), every ready task on the critical front (slack 1), and the tail
+ * rules from 0.3 of the top priority.
+ */
+const WAVEFRONT = `${SETTING} --priorities starpu --critical-slack 1 --critical-tail 0.3`;
+
+/** The wavefront setting's figures per N: GFlop/s and bytes to the GPUs (exact, deterministic). */
+const WAVEFRONT_FIGURES: Record<number, [number, number]> = {
+  30: [3645.7798045455484, 4047667200],
+  40: [3906.8550702822686, 12080332800],
+  50: [4076.049954331553, 29310566400],
+  60: [4180.498348223163, 55115366400],
+  80: [4303.647863099243, 146748211200],
+};
 
 /** Locus's run at N tiles with the extra flags, and StarPU's at the same N. */
 function side(tiles: number, flags: string) {
@@ -47,4 +66,18 @@ test("hfp with issue 24's setting: StarPU's GFlop/s or more at N = 60, with fewe
   const { r, starpu } = side(60, SETTING);
   assert.ok(r.gflops >= starpu.gflops, `${r.gflops} GFlop/s < StarPU's ${starpu.gflops}`);
   assert.ok(r.bytesToDevices <= starpu.trace.bytes.toGpus, `${r.bytesToDevices} B > StarPU's`);
+});
+
+test("the wavefront setting: StarPU's GFlop/s or more at every N from 30 to 80, with fewer bytes to the GPUs (exact figures)", () => {
+  for (const [n, [gflops, bytes]] of Object.entries(WAVEFRONT_FIGURES)) {
+    const tiles = Number(n);
+    const { r, starpu } = side(tiles, WAVEFRONT);
+    assert.equal(r.gflops, gflops, `N = ${tiles}: GFlop/s moved`);
+    assert.equal(r.bytesToDevices, bytes, `N = ${tiles}: bytes to the GPUs moved`);
+    assert.ok(r.gflops >= starpu.gflops, `N = ${tiles}: ${r.gflops} GFlop/s < StarPU's ${starpu.gflops}`);
+    assert.ok(
+      r.bytesToDevices <= starpu.trace.bytes.toGpus,
+      `N = ${tiles}: ${r.bytesToDevices} B > StarPU's`,
+    );
+  }
 });
