@@ -6,7 +6,8 @@
  *
  * 1. the adapter WebGPU finds, and the GPU's name, clock and FP32 peak where nvidia-smi (and
  *    PyTorch, for the multiprocessor count) can say;
- * 2. SGEMM of the WGSL GEMM at 1024, 2048 and 4096 against that peak;
+ * 2. SGEMM of the WGSL GEMM at 1024, 2048 and 4096 against that peak, and the WGSL TRSM (the
+ *    blocked kernel the backend uses beside the earlier one-invocation-per-row one) at 960;
  * 3. examples/hybrid.mjs on 2 logical GPUs and the CPUs, where the example exists;
  * 4. seed 000's Figure 2 for real: matmul2d, 960 x 3840 single-precision blocks, 2 logical
  *    devices capped at 500 MiB, eager, dmdar and darts+luf at N = 10, 40, 70;
@@ -57,6 +58,7 @@ const quick = opts.quick;
 const cfg = quick
   ? {
       sgemm: [256],
+      trsm: 48,
       tile: 64,
       inner: 256,
       sizes: [2, 4, 6],
@@ -67,6 +69,7 @@ const cfg = quick
     }
   : {
       sgemm: [1024, 2048, 4096],
+      trsm: 960,
       tile: 960,
       inner: 3840,
       sizes: [10, 40, 70],
@@ -94,6 +97,7 @@ const report = {
   adapter: null,
   gpu: null,
   sgemm: [],
+  trsm: [],
   hybrid: null,
   fig2: { tileSize: cfg.tile, inner: cfg.inner, gpuMem: cfg.gpuMem, gpus: 2, cpus: 0, real: [], sim: [] },
   calibration: null,
@@ -221,6 +225,22 @@ async function main() {
     }
     save();
   }
+
+  // 2b. TRSM: the blocked kernel against the earlier one, each checked against the CPU reference.
+  try {
+    const { measureTrsm } = await import('../dist/webgpu/trsm-measure.js');
+    const { trsmWgsl, trsmRowWgsl } = await import('../dist/webgpu/trsm.js');
+    report.trsm = await measureTrsm(
+      { blocked: trsmWgsl, row: trsmRowWgsl },
+      [cfg.trsm],
+      [0, 1, 2],
+      quick ? 0.02 : 0.2,
+    );
+    for (const r of report.trsm) log(`trsm n=${r.n} variant ${r.variant} ${r.kernel}: ${r.ms.toFixed(2)} ms`);
+  } catch (e) {
+    report.errors.push(`trsm: ${e.message}`);
+  }
+  save();
 
   // 3. The hybrid example (issue 23), where it exists.
   const hybrid = join(root, 'examples/hybrid.mjs');

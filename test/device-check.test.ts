@@ -26,6 +26,12 @@ describe('scripts/device-check.sh --quick', { timeout: 300_000, ...skip }, () =>
     assert.equal(typeof j.adapter.vendor, 'string');
     assert.equal(j.sgemm.length, 1);
     assert.ok(j.sgemm[0].gflops > 0);
+    // The blocked TRSM and the earlier one, 3 variants each, both matching the CPU reference.
+    assert.deepEqual(
+      j.trsm.map((r: { kernel: string; variant: number }) => `${r.kernel} ${r.variant}`),
+      ['blocked 0', 'row 0', 'blocked 1', 'row 1', 'blocked 2', 'row 2'],
+    );
+    for (const r of j.trsm) assert.ok(r.error < 1e-4 && r.ms > 0, JSON.stringify(r));
     // 3 sizes x 3 policies, real and simulated, in the same order.
     assert.equal(j.fig2.real.length, 9);
     assert.equal(j.fig2.sim.length, 9);

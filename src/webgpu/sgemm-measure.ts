@@ -6,8 +6,8 @@
  * three times; the best of the three counts, as 2 n^3 reps / seconds.
  */
 import { createLogicalDevice } from './device.ts';
-import { encodeKernel } from './dispatch.ts';
 import { gemmWgsl } from './gemm.ts';
+import { timeKernel } from './time-kernel.ts';
 
 /** One size's measurement. */
 export interface SgemmResult {
@@ -37,20 +37,8 @@ export async function measureSgemm(n: number, targetS = 1): Promise<SgemmResult>
       return b;
     });
     const args = Float64Array.from([0, 1, 0]);
-    const run = async (reps: number) => {
-      const t0 = performance.now();
-      const { params, compileError } = encodeKernel(d, gemmWgsl, buffers, args, reps);
-      await d.queue.onSubmittedWorkDone();
-      const e = await compileError;
-      if (e !== undefined) throw new Error(e);
-      params.destroy();
-      return (performance.now() - t0) / 1000;
-    };
-    const first = await run(1);
-    const reps = Math.max(1, Math.min(64, Math.round(targetS / Math.max(first, 1e-4))));
-    let best = Number.POSITIVE_INFINITY;
-    for (let r = 0; r < 3; r++) best = Math.min(best, await run(reps));
-    return { n, gflops: (2 * n ** 3 * reps) / best / 1e9, reps, seconds: best };
+    const { reps, seconds } = await timeKernel(d, gemmWgsl, buffers, args, targetS);
+    return { n, gflops: (2 * n ** 3 * reps) / seconds / 1e9, reps, seconds };
   } finally {
     dev.dispose();
   }

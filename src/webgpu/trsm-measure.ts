@@ -8,8 +8,9 @@
  */
 import { trsmLeftLowerUnitRef, trsmRightLowerTransRef, trsmRightUpperRef } from '../kernels/reference.ts';
 import { createLogicalDevice } from './device.ts';
-import { encodeKernel, runWgsl } from './dispatch.ts';
+import { runWgsl } from './dispatch.ts';
 import type { WgslKernel } from './kernel.ts';
+import { timeKernel } from './time-kernel.ts';
 
 /** One kernel, variant and size's measurement. */
 export interface TrsmResult {
@@ -71,19 +72,13 @@ export async function measureTrsm(
             return buf;
           });
           const args = Float64Array.from([v]);
-          const run = async (reps: number) => {
-            const t0 = performance.now();
-            const { params, compileError } = encodeKernel(d, k, buffers, args, reps);
-            await d.queue.onSubmittedWorkDone();
-            const e = await compileError;
-            if (e !== undefined) throw new Error(`${name}: ${e}`);
-            params.destroy();
-            return (performance.now() - t0) / 1000;
-          };
-          const first = await run(1);
-          const reps = Math.max(1, Math.min(64, Math.round(targetS / Math.max(first, 1e-4))));
-          let best = Number.POSITIVE_INFINITY;
-          for (let r = 0; r < 3; r++) best = Math.min(best, await run(reps));
+          let timing: { reps: number; seconds: number };
+          try {
+            timing = await timeKernel(d, k, buffers, args, targetS);
+          } catch (e) {
+            throw new Error(`${name}: ${(e as Error).message}`);
+          }
+          const { reps, seconds: best } = timing;
           for (const buf of buffers) dev.release(buf);
           out.push({
             kernel: name,
