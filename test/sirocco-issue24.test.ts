@@ -3,7 +3,9 @@
  * cholesky_implicit's order, bottom-level priorities), hfp with issue 24's setting reaches at
  * least StarPU master's DARTS+LUF GFlop/s with no more bytes to the GPUs
  * (test/fixtures/starpu-sirocco/darts-cholesky.json); with --critical-tail 0.5 (the run's tail
- * rules) also at N = 30 and 40. The runs are deterministic; the setting is
+ * rules) also at N = 30 and 40; darts+luf with StarPU master's settings, fallback and tie order
+ * (--darts-one-from-free --darts-starpu-ties) has StarPU's makespan within 2% at N = 30 and 60.
+ * The runs are deterministic; the setting is
  * sensitive to the engine's order of events, so a change that moves these figures shows here.
  */
 import assert from 'node:assert/strict';
@@ -47,4 +49,19 @@ test("hfp with issue 24's setting: StarPU's GFlop/s or more at N = 60, with fewe
   const { r, starpu } = side(60, SETTING);
   assert.ok(r.gflops >= starpu.gflops, `${r.gflops} GFlop/s < StarPU's ${starpu.gflops}`);
   assert.ok(r.bytesToDevices <= starpu.trace.bytes.toGpus, `${r.bytesToDevices} B > StarPU's`);
+});
+
+/** StarPU's settings with StarPU master's fallback and D_opt tie order (docs/policies/darts.md). */
+const STARPU_COMPATIBLE =
+  '--sched darts+luf --priorities starpu --pipeline 4 --lookahead 30 --ready-first --darts-push-free --no-clean-first --darts-one-from-free --darts-starpu-ties';
+
+test("darts+luf StarPU-compatible: StarPU master's makespan within 2% at N = 30 and 60", () => {
+  for (const tiles of [30, 60]) {
+    const { r, starpu } = side(tiles, STARPU_COMPATIBLE);
+    const ratio = r.gflops / starpu.gflops;
+    assert.ok(
+      Math.abs(ratio - 1) <= 0.02,
+      `N = ${tiles}: ${r.gflops} GFlop/s against StarPU's ${starpu.gflops}`,
+    );
+  }
 });
