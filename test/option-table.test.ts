@@ -68,6 +68,8 @@ const VALUES: { [K in keyof RunOptions]?: RunOptions[K] } = {
   darts3inputs: true,
   dartsOpti: true,
   dartsPushFree: true,
+  dartsOneFromFree: true,
+  dartsStarpuTies: true,
   dartsHostLevel: true,
   dartsHostAhead: true,
   hfpHostStaging: 4,
@@ -212,9 +214,9 @@ describe('the option table', { timeout: 300_000 }, () => {
         );
       }
     }
-    // --runtime, --coherence, --mapping, --serial, --prefetch, the six DARTS options and
+    // --runtime, --coherence, --mapping, --serial, --prefetch, the eight DARTS options and
     // hfp's four critical-path options; --cache-lines, --wake-latency, --target-clean.
-    assert.equal(schedulerRows, 16);
+    assert.equal(schedulerRows, 18);
     assert.equal(companionRows, 3);
   });
 
@@ -286,8 +288,10 @@ describe('the option table', { timeout: 300_000 }, () => {
       'darts3inputs',
       'dartsHostAhead',
       'dartsHostLevel',
+      'dartsOneFromFree',
       'dartsOpti',
       'dartsPushFree',
+      'dartsStarpuTies',
       'dartsThreshold',
       'hfpHostStaging',
       'mapping',

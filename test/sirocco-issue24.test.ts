@@ -5,9 +5,10 @@
  * (test/fixtures/starpu-sirocco/darts-cholesky.json); with --critical-tail 0.5 (the run's tail
  * rules) also at N = 30 and 40. The wavefront setting (StarPU's own priorities, every ready
  * task on hfp's critical front, taken by fewest missing bytes: docs/policies/hfp.md) reaches it
- * at every N from 30 to 80, pinned here as exact figures. The runs are deterministic; the
- * settings are sensitive to the engine's order of events, so a change that moves these figures
- * shows here.
+ * at every N from 30 to 80, pinned here as exact figures. Darts+luf with StarPU master's
+ * settings, fallback and tie order (--darts-one-from-free --darts-starpu-ties) has StarPU's
+ * makespan within 2% at N = 30 and 60. The runs are deterministic; the settings are sensitive
+ * to the engine's order of events, so a change that moves these figures shows here.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -78,6 +79,21 @@ test("the wavefront setting: StarPU's GFlop/s or more at every N from 30 to 80, 
     assert.ok(
       r.bytesToDevices <= starpu.trace.bytes.toGpus,
       `N = ${tiles}: ${r.bytesToDevices} B > StarPU's`,
+    );
+  }
+});
+
+/** StarPU's settings with StarPU master's fallback and D_opt tie order (docs/policies/darts.md). */
+const STARPU_COMPATIBLE =
+  '--sched darts+luf --priorities starpu --pipeline 4 --lookahead 30 --ready-first --darts-push-free --no-clean-first --darts-one-from-free --darts-starpu-ties';
+
+test("darts+luf StarPU-compatible: StarPU master's makespan within 2% at N = 30 and 60", () => {
+  for (const tiles of [30, 60]) {
+    const { r, starpu } = side(tiles, STARPU_COMPATIBLE);
+    const ratio = r.gflops / starpu.gflops;
+    assert.ok(
+      Math.abs(ratio - 1) <= 0.02,
+      `N = ${tiles}: ${r.gflops} GFlop/s against StarPU's ${starpu.gflops}`,
     );
   }
 });

@@ -1,7 +1,9 @@
 /**
  * StarPU master's DARTS behaviours that seed 000 does not state, behind options (issue 24):
  * the ready-first task buffer (`readyFirst`, StarPU's STARPU_SCHED_READY) and DARTS planning a
- * pushed task at once on a GPU that holds its inputs (`dartsPushFree`).
+ * pushed task at once on a GPU that holds its inputs (`dartsPushFree`), the fallback to the
+ * highest-priority task one datum away from free (`dartsOneFromFree`) and StarPU's D_opt tie
+ * order (`dartsStarpuTies`).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -87,6 +89,83 @@ describe('darts pushFree', () => {
     assert.equal(on.stats.transfersDeviceToDevice, 28);
     assert.equal(off.stats.transfersToDevices, 131);
     assert.equal(on.stats.transfersToDevices, 134);
+  });
+});
+
+describe('darts oneFromFree and starpuTies', () => {
+  // One GPU, every task reads two or three data not in its memory: no datum frees a task, so
+  // each decision falls back. A (priority 10) reads three data; B (5) and C (7) two each.
+  // The fallback takes the one-away tasks by priority (C, then B), then A.
+  function run(options: { dartsOneFromFree?: boolean }): number[] {
+    const g = new TaskGraph();
+    const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
+    const d = Array.from({ length: 7 }, () => g.addHandle(1e6));
+    g.submit(
+      c,
+      [
+        [d[0]!, R],
+        [d[1]!, R],
+        [d[2]!, R],
+      ],
+      { flops: 1e9, priority: 10 },
+    );
+    g.submit(
+      c,
+      [
+        [d[3]!, R],
+        [d[4]!, R],
+      ],
+      { flops: 1e9, priority: 5 },
+    );
+    g.submit(
+      c,
+      [
+        [d[5]!, R],
+        [d[6]!, R],
+      ],
+      { flops: 1e9, priority: 7 },
+    );
+    const order = new StartOrder();
+    const r = checkedRun(g, testPlatform({ gpus: 1, gpuCapacity: 1e9 }), {
+      sched: new DartsScheduler(options),
+      eviction: 'luf',
+      gpuPipeline: 1,
+      gpuLookahead: 0,
+      observers: [order],
+    });
+    assert.deepEqual(r.checker.violations, []);
+    return order.order;
+  }
+
+  test('with no datum freeing a task, the highest-priority task one datum away goes first', () => {
+    assert.deepEqual(run({ dartsOneFromFree: true }), [2, 1, 0]);
+  });
+
+  test('keeps the invariants on Cholesky under memory pressure, and changes the plan', () => {
+    const wl = () => {
+      const w = generateWorkload('cholesky', { tiles: 8, tileSize: 64, starpuPriorities: true });
+      return w.graph;
+    };
+    const tile = 64 * 64 * 4;
+    const runWith = (o: { dartsOneFromFree?: boolean; dartsStarpuTies?: boolean }) =>
+      checkedRun(wl(), testPlatform({ gpus: 2, gpuCapacity: 6 * tile, p2p: true }), {
+        sched: new DartsScheduler({ dartsPushFree: true, ...o }),
+        eviction: 'luf',
+        gpuPipeline: 2,
+        readyFirst: true,
+      });
+    const base = runWith({});
+    for (const o of [
+      { dartsOneFromFree: true },
+      { dartsStarpuTies: true },
+      { dartsOneFromFree: true, dartsStarpuTies: true },
+    ]) {
+      const r = runWith(o);
+      assert.deepEqual(r.checker.violations, []);
+      assert.ok(r.checker.finished);
+    }
+    const both = runWith({ dartsOneFromFree: true, dartsStarpuTies: true });
+    assert.notEqual(both.stats.transfersToDevices, base.stats.transfersToDevices);
   });
 });
 

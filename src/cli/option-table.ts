@@ -134,6 +134,16 @@ export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
     runs: ALL,
     schedulers: SCHEDULER_OPTION_READERS.dartsPushFree,
   },
+  dartsOneFromFree: {
+    flag: '--darts-one-from-free',
+    runs: ALL,
+    schedulers: SCHEDULER_OPTION_READERS.dartsOneFromFree,
+  },
+  dartsStarpuTies: {
+    flag: '--darts-starpu-ties',
+    runs: ALL,
+    schedulers: SCHEDULER_OPTION_READERS.dartsStarpuTies,
+  },
   dartsHostLevel: {
     flag: '--darts-host-level',
     runs: ['sim', 'real'],

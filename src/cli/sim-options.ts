@@ -16,6 +16,10 @@ export interface SimulationFlags {
   darts3inputs?: boolean;
   dartsOpti?: boolean;
   dartsPushFree?: boolean;
+  /** --darts-one-from-free: StarPU master's fallback when no datum frees a task. */
+  dartsOneFromFree?: boolean;
+  /** --darts-starpu-ties: StarPU master's D_opt tie order. */
+  dartsStarpuTies?: boolean;
   /** --darts-host-level / --no-darts-host-level: out of core, DARTS plans host memory for the CPUs. */
   dartsHostLevel?: boolean;
   /** --darts-host-ahead: the host level decides its next datum before its plan runs out. */
@@ -59,6 +63,14 @@ export function addSimulationOptions(cmd: Command): Command {
     .option(
       '--darts-push-free',
       "darts: plan a task pushed with all its inputs on a GPU there at once (StarPU master's darts)",
+    )
+    .option(
+      '--darts-one-from-free',
+      "darts: when no datum frees a task, take the highest-priority task one datum away from free, not a random one (StarPU master's darts)",
+    )
+    .option(
+      '--darts-starpu-ties',
+      "darts: break D_opt's ties by the freed tasks' highest priority, then the tasks one datum away, then the remaining work (StarPU master's darts)",
     )
     .option(
       '--darts-host-level',
@@ -116,6 +128,8 @@ export function schedulerOptionsFrom(f: SimulationFlags): SchedulerOptions {
   if (f.darts3inputs) o.darts3inputs = true;
   if (f.dartsOpti) o.dartsOpti = true;
   if (f.dartsPushFree) o.dartsPushFree = true;
+  if (f.dartsOneFromFree) o.dartsOneFromFree = true;
+  if (f.dartsStarpuTies) o.dartsStarpuTies = true;
   if (f.dartsHostLevel !== undefined) o.dartsHostLevel = f.dartsHostLevel;
   if (f.dartsHostAhead) o.dartsHostAhead = true;
   if (f.hfpHostStaging !== undefined) o.hfpHostStaging = f.hfpHostStaging;

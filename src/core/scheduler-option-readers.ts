@@ -33,6 +33,8 @@ export const SCHEDULER_OPTION_READERS: {
   darts3inputs: DARTS_FAMILY,
   dartsOpti: DARTS_FAMILY,
   dartsPushFree: DARTS_FAMILY,
+  dartsOneFromFree: ['darts'],
+  dartsStarpuTies: ['darts'],
   dartsHostLevel: DARTS_FAMILY,
   dartsHostAhead: DARTS_FAMILY,
   hfpHostStaging: ['hfp'],

@@ -11,6 +11,16 @@ export interface SchedulerOptions {
   /** darts: plan a pushed task at once on a GPU holding all its inputs (StarPU master's push). */
   dartsPushFree?: boolean;
   /**
+   * darts: when no datum frees a task, take the highest-priority task one datum away from free
+   * (else the highest-priority task), not a random one (StarPU master's STARPU_DARTS_APP = 1).
+   */
+  dartsOneFromFree?: boolean;
+  /**
+   * darts: D_opt's ties in StarPU master's order: the highest priority among the freed tasks,
+   * then the tasks one datum away, then the remaining work (STARPU_DARTS_DOPT_SELECTION_ORDER = 1).
+   */
+  dartsStarpuTies?: boolean;
+  /**
    * darts, hfp: out of core (a disk node below host memory), plan host memory for the CPU
    * workers as one more level (seed 000 Algorithm 2 for the host, LUF/Belady there, the chosen
    * data prefetched from the disk; src/sched/darts/host-level.ts). No effect without a disk.

@@ -29,6 +29,11 @@
  * per decision; `darts3inputs` adds, after the free-task count (after the priority in the
  * section 4.3 order), the number of tasks one datum away from free; `dartsOpti` chooses
  * instead the datum with the smallest ratio of its transfer time to the compute time it frees.
+ * StarPU master's code (issue 24), not seed 000's paper: `dartsPushFree` plans a pushed task
+ * whose inputs a GPU holds there at once; `dartsStarpuTies` orders D_opt's candidates as StarPU
+ * does; `dartsOneFromFree` replaces line 14's random task with the highest-priority task one
+ * datum away from free (the mechanism that accounts for most of StarPU's lead on Cholesky
+ * under memory pressure: docs/policies/darts.md).
  *
  * Incremental state, so a decision never rescans all data and all tasks: per GPU k and pool
  * task T, missing_k(T) = inputs of T not in k's memory; per datum D, free_k(D) = pool tasks
@@ -68,6 +73,8 @@ export class DartsScheduler implements Scheduler {
   private readonly threeInputs: boolean;
   private readonly opti: boolean;
   private readonly pushFree: boolean;
+  private readonly oneFromFree: boolean;
+  private readonly starpuTies: boolean;
   /** Round-robin start of pushFree's GPU scan (StarPU's round_robin_free_task). */
   private pushTurn = -1;
 
@@ -118,6 +125,8 @@ export class DartsScheduler implements Scheduler {
     this.threeInputs = options.darts3inputs ?? false;
     this.opti = options.dartsOpti ?? false;
     this.pushFree = options.dartsPushFree ?? false;
+    this.oneFromFree = options.dartsOneFromFree ?? false;
+    this.starpuTies = options.dartsStarpuTies ?? false;
     this.hostLevel = options.dartsHostLevel;
     this.hostAhead = options.dartsHostAhead ?? false;
   }
@@ -425,7 +434,11 @@ export class DartsScheduler implements Scheduler {
         return -1;
       }
     }
-    const d = this.opti ? this.chooseOpti(k, worker) : this.chooseBest(k);
+    const d = this.opti
+      ? this.chooseOpti(k, worker)
+      : this.starpuTies
+        ? this.chooseStarpu(k, worker)
+        : this.chooseBest(k);
     if (d >= 0) {
       const tasks: number[] = [];
       const K = this.K;
@@ -443,8 +456,9 @@ export class DartsScheduler implements Scheduler {
         return -1;
       }
     }
-    // Line 14: a random unprocessed task.
     if (this.pool.size === 0) return -1;
+    if (this.oneFromFree) return this.oneFromFreeTask(k, worker);
+    // Line 14: a random unprocessed task.
     for (let tries = 0; tries < 8; tries++) {
       const t = this.pool.at(this.ctx.random(this.pool.size));
       if (this.ctx.canRun(t, worker)) {
@@ -459,6 +473,79 @@ export class DartsScheduler implements Scheduler {
       }
     }
     return -1;
+  }
+
+  /**
+   * StarPU master's fallback when no datum frees a task on GPU k (`STARPU_DARTS_APP` = 1 with
+   * `STARPU_DARTS_HIGHEST_PRIORITY_TASK_RETURNED_IN_DEFAULT_CASE` = 1; seed 000 takes a random
+   * task instead): the highest-priority pool task one datum away from free (two inputs missing
+   * from k's memory), ties to the earliest submitted; if there is none, the highest-priority
+   * pool task. StarPU reaches the same task through its D_opt order (the data's best one-away
+   * task by priority). Cost: O(pool) per fallback decision.
+   */
+  private oneFromFreeTask(k: number, worker: number): number {
+    const pr = this.ctx.graph.taskPriority.data;
+    const K = this.K;
+    let best = -1;
+    let bestAway = -1;
+    for (const t of this.pool.values()) {
+      if (!this.ctx.canRun(t, worker)) continue;
+      const away = this.missing[t * K + k] === 2 ? 1 : 0;
+      if (
+        best < 0 ||
+        away > bestAway ||
+        (away === bestAway && (pr[t]! > pr[best]! || (pr[t] === pr[best] && t < best)))
+      ) {
+        best = t;
+        bestAway = away;
+      }
+    }
+    if (best >= 0) this.removeFromPool(best);
+    return best;
+  }
+
+  /**
+   * StarPU master's D_opt tie order (`STARPU_DARTS_DOPT_SELECTION_ORDER` = 1; its default, 7,
+   * puts a transfer-time ratio first, but asks the transfer time of memory node `gpu index`,
+   * the host for GPU 0, so it falls back on this order in practice): most tasks freed, then
+   * the highest priority among the tasks D frees, then the most pool tasks one datum away
+   * (D and one other input missing), then the most expected work of the pool tasks reading D,
+   * then the candidate met first. Cost: O(tasks reading each candidate) per candidate.
+   */
+  private chooseStarpu(k: number, worker: number): number {
+    const c = this.buckets.best(k);
+    if (c === 0) return -1;
+    const pr = this.ctx.graph.taskPriority.data;
+    const K = this.K;
+    let best = -1;
+    let bestPr = Number.NEGATIVE_INFINITY;
+    let bestAway = -1;
+    let bestWork = -1;
+    let scanned = 0;
+    for (let d = this.buckets.first(k, c); d >= 0; d = this.buckets.after(k, d)) {
+      if (this.threshold > 0 && scanned++ >= this.threshold) break;
+      let p = Number.NEGATIVE_INFINITY;
+      let away = 0;
+      let work = 0;
+      const readers = this.data.readersOf(d);
+      const n = this.data.readerCount[d]!;
+      for (let i = 0; i < n; i++) {
+        const t = readers[i]!;
+        if (this.where[t] !== IN_POOL) continue;
+        work += this.ctx.taskDuration(t, worker);
+        const m = this.missing[t * K + k]!;
+        if (m === 1) {
+          if (pr[t]! > p) p = pr[t]!;
+        } else if (m === 2) away++;
+      }
+      const cmp = order(p, bestPr) || order(away, bestAway) || order(work, bestWork);
+      if (best >= 0 && cmp <= 0) continue;
+      best = d;
+      bestPr = p;
+      bestAway = away;
+      bestWork = work;
+    }
+    return best;
   }
 
   /**
