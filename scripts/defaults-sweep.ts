@@ -1,11 +1,13 @@
 /**
  * The defaults sweep of issue 24: for each policy that plans data (darts+luf, hfp, dmdar), each
  * memory option whose default is in question (clean-first, hints, clean-buffer targets,
- * pipeline, lookahead, ready-first) changed alone from the defaults, on several platforms and
- * workloads (v100x2 at 500 and 2000 MiB, 4 GPUs, StarPU's sirocco, hannibal; Cholesky and the
- * matrix product). Prints one JSON object:
- *   { cases: [{ label, args }], variants: [{ label, flags }], schedulers: [...],
- *     runs: { [sched]: { [case]: { [variant]: { gflops, gbToGpus } } } },
+ * pipeline, lookahead, ready-first; for DARTS, StarPU master's fallback when no datum frees a
+ * task) changed alone from the defaults, on several platforms and workloads (v100x2 at 500 and
+ * 2000 MiB, 4 GPUs, StarPU's sirocco, hannibal; Cholesky, LU, the 3-D and 2-D matrix products).
+ * Prints one JSON object:
+ *   { cases: [{ label, args }], variants: [{ label, flags, only? }], schedulers: [...],
+ *     runs: { [sched]: { [case]: { [variant]: { gflops, gbToGpus } } } } (a variant that does
+ *     not apply to a policy has no entry),
  *     summary: { [sched]: { [variant]: { geomean, min, max, wins, losses } } } }
  * where the summary's ratios are each variant's GFlop/s over the defaults' on the same case
  * (wins / losses: cases more than 0.5% above / below). Simulated, hence deterministic.
@@ -28,6 +30,8 @@ interface Case {
 interface Variant {
   label: string;
   flags: string[];
+  /** The policies it applies to (default: every one). */
+  only?: string[];
 }
 
 const SIROCCO = 'test/fixtures/starpu-sirocco/sirocco-chol.json';
@@ -60,6 +64,14 @@ const CASES: Case[] = [
   },
   { label: 'v100x2 500 MiB, matmul2d 80', args: ['-w', 'matmul2d', '--platform', 'v100x2', '--tiles', '80'] },
   {
+    label: 'v100x2 500 MiB, 3-D GEMM 16',
+    args: ['-w', 'gemm', '--platform', 'v100x2', '--gpu-mem', '500MiB', '--tiles', '16'],
+  },
+  {
+    label: 'v100x2 500 MiB, LU 20',
+    args: ['-w', 'lu', '--platform', 'v100x2', '--gpu-mem', '500MiB', '--tiles', '20'],
+  },
+  {
     label: 'sirocco, matmul2d 60',
     args: ['-w', 'matmul2d', '--platform', SIROCCO, '--tile-size', '960', '--tiles', '60'],
   },
@@ -73,6 +85,7 @@ const VARIANTS: Variant[] = [
   { label: '--pipeline 4', flags: ['--pipeline', '4'] },
   { label: '--lookahead 16', flags: ['--lookahead', '16'] },
   { label: '--ready-first', flags: ['--ready-first'] },
+  { label: '--darts-one-from-free', flags: ['--darts-one-from-free'], only: ['darts+luf'] },
 ];
 
 const SCHEDULERS = ['darts+luf', 'hfp', 'dmdar'];
@@ -105,7 +118,9 @@ async function point(sched: string, c: Case, v: Variant): Promise<Point> {
 }
 
 const work: Array<{ sched: string; c: Case; v: Variant }> = [];
-for (const sched of schedulers) for (const c of CASES) for (const v of VARIANTS) work.push({ sched, c, v });
+for (const sched of schedulers)
+  for (const c of CASES)
+    for (const v of VARIANTS) if (v.only === undefined || v.only.includes(sched)) work.push({ sched, c, v });
 const runs: Record<string, Record<string, Record<string, Point>>> = {};
 let next = 0;
 let done = 0;
@@ -130,6 +145,7 @@ const summary: Record<
 > = {};
 for (const sched of schedulers) {
   for (const v of VARIANTS) {
+    if (v.only !== undefined && !v.only.includes(sched)) continue;
     const ratios = CASES.map(
       (c) => runs[sched]![c.label]![v.label]!.gflops / runs[sched]![c.label]!.defaults!.gflops,
     );
