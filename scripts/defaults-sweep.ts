@@ -2,7 +2,7 @@
  * The defaults sweep of issue 24: for each policy that plans data (darts+luf, hfp, dmdar), each
  * memory option whose default is in question (clean-first, hints, clean-buffer targets,
  * pipeline, lookahead, ready-first; for DARTS, StarPU master's fallback when no datum frees a
- * task) changed alone from the defaults, on several platforms and workloads (v100x2 at 500 and
+ * task and the same with random ties) changed alone from the defaults, on several platforms and workloads (v100x2 at 500 and
  * 2000 MiB, 4 GPUs, StarPU's sirocco, hannibal; Cholesky, LU, the 3-D and 2-D matrix products).
  * Prints one JSON object:
  *   { cases: [{ label, args }], variants: [{ label, flags, only? }], schedulers: [...],
@@ -86,6 +86,7 @@ const VARIANTS: Variant[] = [
   { label: '--lookahead 16', flags: ['--lookahead', '16'] },
   { label: '--ready-first', flags: ['--ready-first'] },
   { label: '--darts-one-from-free', flags: ['--darts-one-from-free'], only: ['darts+luf'] },
+  { label: '--darts-one-away', flags: ['--darts-one-away'], only: ['darts+luf'] },
 ];
 
 const SCHEDULERS = ['darts+luf', 'hfp', 'dmdar'];

@@ -69,6 +69,7 @@ const VALUES: { [K in keyof RunOptions]?: RunOptions[K] } = {
   dartsOpti: true,
   dartsPushFree: true,
   dartsOneFromFree: true,
+  dartsOneAway: true,
   dartsStarpuTies: true,
   dartsHostLevel: true,
   dartsHostAhead: true,
@@ -216,7 +217,7 @@ describe('the option table', { timeout: 300_000 }, () => {
     }
     // --runtime, --coherence, --mapping, --serial, --prefetch, the eight DARTS options and
     // hfp's four critical-path options; --cache-lines, --wake-latency, --target-clean.
-    assert.equal(schedulerRows, 18);
+    assert.equal(schedulerRows, 19);
     assert.equal(companionRows, 3);
   });
 
@@ -288,6 +289,7 @@ describe('the option table', { timeout: 300_000 }, () => {
       'darts3inputs',
       'dartsHostAhead',
       'dartsHostLevel',
+      'dartsOneAway',
       'dartsOneFromFree',
       'dartsOpti',
       'dartsPushFree',

@@ -141,13 +141,58 @@ describe('darts oneFromFree and starpuTies', () => {
     assert.deepEqual(run({ dartsOneFromFree: true }), [2, 1, 0]);
   });
 
+  test('oneAway: the top-priority one-away tasks first, in a random order among equals (the seed picks it)', () => {
+    // A (priority 10) reads three data; B, C and D (priority 5) two each: every decision falls
+    // back, and B, C and D are the one-away tasks of top priority.
+    const orderWith = (options: { dartsOneAway?: boolean; dartsOneFromFree?: boolean }, seed: number) => {
+      const g = new TaskGraph();
+      const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
+      const d = Array.from({ length: 9 }, () => g.addHandle(1e6));
+      g.submit(
+        c,
+        [0, 1, 2].map((i) => [d[i]!, R] as const),
+        { flops: 1e9, priority: 10 },
+      );
+      for (const i of [3, 5, 7])
+        g.submit(
+          c,
+          [
+            [d[i]!, R],
+            [d[i + 1]!, R],
+          ],
+          { flops: 1e9, priority: 5 },
+        );
+      const order = new StartOrder();
+      const r = checkedRun(g, testPlatform({ gpus: 1, gpuCapacity: 1e9 }), {
+        sched: new DartsScheduler(options),
+        eviction: 'luf',
+        gpuPipeline: 1,
+        gpuLookahead: 0,
+        observers: [order],
+        seed,
+      });
+      assert.deepEqual(r.checker.violations, []);
+      return order.order.join(',');
+    };
+    const seeds = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+    const orders = new Set(seeds.map((s) => orderWith({ dartsOneAway: true }, s)));
+    for (const o of orders) {
+      assert.deepEqual(o.split(',').slice(0, 3).map(Number).sort(), [1, 2, 3], o);
+      assert.ok(o.endsWith(',0'), o);
+    }
+    assert.ok(orders.size > 1, 'the ties were never broken at random');
+    // StarPU's rule wins when both are given: the earliest submitted first, whatever the seed.
+    for (const s of seeds)
+      assert.equal(orderWith({ dartsOneAway: true, dartsOneFromFree: true }, s), '1,2,3,0');
+  });
+
   test('keeps the invariants on Cholesky under memory pressure, and changes the plan', () => {
     const wl = () => {
       const w = generateWorkload('cholesky', { tiles: 8, tileSize: 64, starpuPriorities: true });
       return w.graph;
     };
     const tile = 64 * 64 * 4;
-    const runWith = (o: { dartsOneFromFree?: boolean; dartsStarpuTies?: boolean }) =>
+    const runWith = (o: { dartsOneFromFree?: boolean; dartsOneAway?: boolean; dartsStarpuTies?: boolean }) =>
       checkedRun(wl(), testPlatform({ gpus: 2, gpuCapacity: 6 * tile, p2p: true }), {
         sched: new DartsScheduler({ dartsPushFree: true, ...o }),
         eviction: 'luf',
@@ -157,6 +202,7 @@ describe('darts oneFromFree and starpuTies', () => {
     const base = runWith({});
     for (const o of [
       { dartsOneFromFree: true },
+      { dartsOneAway: true },
       { dartsStarpuTies: true },
       { dartsOneFromFree: true, dartsStarpuTies: true },
     ]) {

@@ -139,6 +139,11 @@ export const OPTION_TABLE: { readonly [K in keyof RunOptions]?: OptionRule } = {
     runs: ALL,
     schedulers: SCHEDULER_OPTION_READERS.dartsOneFromFree,
   },
+  dartsOneAway: {
+    flag: '--darts-one-away',
+    runs: ALL,
+    schedulers: SCHEDULER_OPTION_READERS.dartsOneAway,
+  },
   dartsStarpuTies: {
     flag: '--darts-starpu-ties',
     runs: ALL,

@@ -18,6 +18,8 @@ export interface SimulationFlags {
   dartsPushFree?: boolean;
   /** --darts-one-from-free: StarPU master's fallback when no datum frees a task. */
   dartsOneFromFree?: boolean;
+  /** --darts-one-away: the same fallback with random ties. */
+  dartsOneAway?: boolean;
   /** --darts-starpu-ties: StarPU master's D_opt tie order. */
   dartsStarpuTies?: boolean;
   /** --darts-host-level / --no-darts-host-level: out of core, DARTS plans host memory for the CPUs. */
@@ -67,6 +69,10 @@ export function addSimulationOptions(cmd: Command): Command {
     .option(
       '--darts-one-from-free',
       "darts: when no datum frees a task, take the highest-priority task one datum away from free, not a random one (StarPU master's darts)",
+    )
+    .option(
+      '--darts-one-away',
+      'darts: when no datum frees a task, take one a datum away from free, highest priority first, random among equals',
     )
     .option(
       '--darts-starpu-ties',
@@ -129,6 +135,7 @@ export function schedulerOptionsFrom(f: SimulationFlags): SchedulerOptions {
   if (f.dartsOpti) o.dartsOpti = true;
   if (f.dartsPushFree) o.dartsPushFree = true;
   if (f.dartsOneFromFree) o.dartsOneFromFree = true;
+  if (f.dartsOneAway) o.dartsOneAway = true;
   if (f.dartsStarpuTies) o.dartsStarpuTies = true;
   if (f.dartsHostLevel !== undefined) o.dartsHostLevel = f.dartsHostLevel;
   if (f.dartsHostAhead) o.dartsHostAhead = true;

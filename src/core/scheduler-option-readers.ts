@@ -34,6 +34,7 @@ export const SCHEDULER_OPTION_READERS: {
   dartsOpti: DARTS_FAMILY,
   dartsPushFree: DARTS_FAMILY,
   dartsOneFromFree: ['darts'],
+  dartsOneAway: ['darts'],
   dartsStarpuTies: ['darts'],
   dartsHostLevel: DARTS_FAMILY,
   dartsHostAhead: DARTS_FAMILY,

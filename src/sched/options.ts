@@ -16,6 +16,12 @@ export interface SchedulerOptions {
    */
   dartsOneFromFree?: boolean;
   /**
+   * darts: when no datum frees a task, take a task one datum away from free, the highest
+   * priority first and a random one among equals (seed 000's random task, restricted to the
+   * tasks closest to free); with dartsOneFromFree, StarPU's earliest-submitted tie wins.
+   */
+  dartsOneAway?: boolean;
+  /**
    * darts: D_opt's ties in StarPU master's order: the highest priority among the freed tasks,
    * then the tasks one datum away, then the remaining work (STARPU_DARTS_DOPT_SELECTION_ORDER = 1).
    */

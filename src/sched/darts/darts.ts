@@ -33,7 +33,8 @@
  * whose inputs a GPU holds there at once; `dartsStarpuTies` orders D_opt's candidates as StarPU
  * does; `dartsOneFromFree` replaces line 14's random task with the highest-priority task one
  * datum away from free (the mechanism that accounts for most of StarPU's lead on Cholesky
- * under memory pressure: docs/policies/darts.md).
+ * under memory pressure: docs/policies/darts.md); `dartsOneAway` takes the same task but a
+ * random one among those of equal priority, as seed 000's line 14 takes a random task.
  *
  * Incremental state, so a decision never rescans all data and all tasks: per GPU k and pool
  * task T, missing_k(T) = inputs of T not in k's memory; per datum D, free_k(D) = pool tasks
@@ -74,6 +75,7 @@ export class DartsScheduler implements Scheduler {
   private readonly opti: boolean;
   private readonly pushFree: boolean;
   private readonly oneFromFree: boolean;
+  private readonly oneAway: boolean;
   private readonly starpuTies: boolean;
   /** Round-robin start of pushFree's GPU scan (StarPU's round_robin_free_task). */
   private pushTurn = -1;
@@ -126,6 +128,7 @@ export class DartsScheduler implements Scheduler {
     this.opti = options.dartsOpti ?? false;
     this.pushFree = options.dartsPushFree ?? false;
     this.oneFromFree = options.dartsOneFromFree ?? false;
+    this.oneAway = !this.oneFromFree && (options.dartsOneAway ?? false);
     this.starpuTies = options.dartsStarpuTies ?? false;
     this.hostLevel = options.dartsHostLevel;
     this.hostAhead = options.dartsHostAhead ?? false;
@@ -457,7 +460,7 @@ export class DartsScheduler implements Scheduler {
       }
     }
     if (this.pool.size === 0) return -1;
-    if (this.oneFromFree) return this.oneFromFreeTask(k, worker);
+    if (this.oneFromFree || this.oneAway) return this.oneFromFreeTask(k, worker);
     // Line 14: a random unprocessed task.
     for (let tries = 0; tries < 8; tries++) {
       const t = this.pool.at(this.ctx.random(this.pool.size));
@@ -481,23 +484,26 @@ export class DartsScheduler implements Scheduler {
    * task instead): the highest-priority pool task one datum away from free (two inputs missing
    * from k's memory), ties to the earliest submitted; if there is none, the highest-priority
    * pool task. StarPU reaches the same task through its D_opt order (the data's best one-away
-   * task by priority). Cost: O(pool) per fallback decision.
+   * task by priority). With `dartsOneAway` the ties go to a uniformly random one of them
+   * (reservoir sampling over the pool walk) instead. Cost: O(pool) per fallback decision.
    */
   private oneFromFreeTask(k: number, worker: number): number {
     const pr = this.ctx.graph.taskPriority.data;
     const K = this.K;
     let best = -1;
     let bestAway = -1;
+    let ties = 0;
     for (const t of this.pool.values()) {
       if (!this.ctx.canRun(t, worker)) continue;
       const away = this.missing[t * K + k] === 2 ? 1 : 0;
-      if (
-        best < 0 ||
-        away > bestAway ||
-        (away === bestAway && (pr[t]! > pr[best]! || (pr[t] === pr[best] && t < best)))
-      ) {
+      if (best < 0 || away > bestAway || (away === bestAway && pr[t]! > pr[best]!)) {
         best = t;
         bestAway = away;
+        ties = 1;
+      } else if (away === bestAway && pr[t] === pr[best]) {
+        if (!this.oneAway) {
+          if (t < best) best = t;
+        } else if (this.ctx.random(++ties) === 0) best = t;
       }
     }
     if (best >= 0) this.removeFromPool(best);
