@@ -93,38 +93,23 @@ describe('darts pushFree', () => {
 });
 
 describe('darts oneFromFree and starpuTies', () => {
-  // One GPU, every task reads two or three data not in its memory: no datum frees a task, so
-  // each decision falls back. A (priority 10) reads three data; B (5) and C (7) two each.
-  // The fallback takes the one-away tasks by priority (C, then B), then A.
-  function run(options: { dartsOneFromFree?: boolean }): number[] {
+  /**
+   * One GPU; task i reads `inputs[i]` data of its own (none in memory at the start), with
+   * priority `priorities[i]`: no datum frees a task, so each decision falls back. Returns the
+   * start order.
+   */
+  function fallbackOrder(
+    inputs: number[],
+    priorities: number[],
+    options: { dartsOneFromFree?: boolean; dartsOneAway?: boolean },
+    seed = 1,
+  ): number[] {
     const g = new TaskGraph();
     const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
-    const d = Array.from({ length: 7 }, () => g.addHandle(1e6));
-    g.submit(
-      c,
-      [
-        [d[0]!, R],
-        [d[1]!, R],
-        [d[2]!, R],
-      ],
-      { flops: 1e9, priority: 10 },
-    );
-    g.submit(
-      c,
-      [
-        [d[3]!, R],
-        [d[4]!, R],
-      ],
-      { flops: 1e9, priority: 5 },
-    );
-    g.submit(
-      c,
-      [
-        [d[5]!, R],
-        [d[6]!, R],
-      ],
-      { flops: 1e9, priority: 7 },
-    );
+    inputs.forEach((k, i) => {
+      const data = Array.from({ length: k }, () => [g.addHandle(1e6), R] as const);
+      g.submit(c, data, { flops: 1e9, priority: priorities[i]! });
+    });
     const order = new StartOrder();
     const r = checkedRun(g, testPlatform({ gpus: 1, gpuCapacity: 1e9 }), {
       sched: new DartsScheduler(options),
@@ -132,48 +117,23 @@ describe('darts oneFromFree and starpuTies', () => {
       gpuPipeline: 1,
       gpuLookahead: 0,
       observers: [order],
+      seed,
     });
     assert.deepEqual(r.checker.violations, []);
     return order.order;
   }
 
   test('with no datum freeing a task, the highest-priority task one datum away goes first', () => {
-    assert.deepEqual(run({ dartsOneFromFree: true }), [2, 1, 0]);
+    // A (priority 10) reads three data; B (5) and C (7) two each: the one-away tasks by
+    // priority (C, then B), then A.
+    assert.deepEqual(fallbackOrder([3, 2, 2], [10, 5, 7], { dartsOneFromFree: true }), [2, 1, 0]);
   });
 
   test('oneAway: the top-priority one-away tasks first, in a random order among equals (the seed picks it)', () => {
-    // A (priority 10) reads three data; B, C and D (priority 5) two each: every decision falls
-    // back, and B, C and D are the one-away tasks of top priority.
-    const orderWith = (options: { dartsOneAway?: boolean; dartsOneFromFree?: boolean }, seed: number) => {
-      const g = new TaskGraph();
-      const c = g.addCodelet({ name: 'k', kinds: ['gpu'] });
-      const d = Array.from({ length: 9 }, () => g.addHandle(1e6));
-      g.submit(
-        c,
-        [0, 1, 2].map((i) => [d[i]!, R] as const),
-        { flops: 1e9, priority: 10 },
-      );
-      for (const i of [3, 5, 7])
-        g.submit(
-          c,
-          [
-            [d[i]!, R],
-            [d[i + 1]!, R],
-          ],
-          { flops: 1e9, priority: 5 },
-        );
-      const order = new StartOrder();
-      const r = checkedRun(g, testPlatform({ gpus: 1, gpuCapacity: 1e9 }), {
-        sched: new DartsScheduler(options),
-        eviction: 'luf',
-        gpuPipeline: 1,
-        gpuLookahead: 0,
-        observers: [order],
-        seed,
-      });
-      assert.deepEqual(r.checker.violations, []);
-      return order.order.join(',');
-    };
+    // A (priority 10) reads three data; B, C and D (priority 5) two each: B, C and D are the
+    // one-away tasks of top priority.
+    const orderWith = (options: { dartsOneAway?: boolean; dartsOneFromFree?: boolean }, seed: number) =>
+      fallbackOrder([3, 2, 2, 2], [10, 5, 5, 5], options, seed).join(',');
     const seeds = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
     const orders = new Set(seeds.map((s) => orderWith({ dartsOneAway: true }, s)));
     for (const o of orders) {
