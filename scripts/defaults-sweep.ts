@@ -2,8 +2,9 @@
  * The defaults sweep of issue 24: for each policy that plans data (darts+luf, hfp, dmdar), each
  * memory option whose default is in question (clean-first, hints, clean-buffer targets,
  * pipeline, lookahead, ready-first; for DARTS, StarPU master's fallback when no datum frees a
- * task and the same with random ties) changed alone from the defaults, on several platforms and workloads (v100x2 at 500 and
- * 2000 MiB, 4 GPUs, StarPU's sirocco, hannibal; Cholesky, LU, the 3-D and 2-D matrix products).
+ * task and the same with random ties) changed alone from the defaults, on several platforms and
+ * workloads (v100x2 at 500 and 2000 MiB, 4 GPUs, StarPU's sirocco, hannibal; Cholesky, LU, the
+ * 3-D and 2-D matrix products).
  * Prints one JSON object:
  *   { cases: [{ label, args }], variants: [{ label, flags, only? }], schedulers: [...],
  *     runs: { [sched]: { [case]: { [variant]: { gflops, gbToGpus } } } } (a variant that does
