@@ -263,7 +263,7 @@ const MAIN_GRAPHS: [string, WorkloadParams, GraphFingerprint][] = [
       accesses: 3000,
       bytes: 4055040000,
       flops: 1769472000000,
-      sha256: '175a10b962713a86bed5b5a931e3f00452f909236622ab20aa3c4869a0029a39',
+      sha256: '4a88a74d1a0ae7e081d36959820ee65a81b79ea11467a8962100f7227915ea48',
     },
   ],
   [
@@ -276,7 +276,7 @@ const MAIN_GRAPHS: [string, WorkloadParams, GraphFingerprint][] = [
       accesses: 1200,
       bytes: 696320,
       flops: 2457600,
-      sha256: 'b42b9a7fc528eede051b232ba4048c08a39e706b0500ceecf1b7262c8b988a5b',
+      sha256: 'bef05e1d453d921554322955d558c69331d00bb7a50b65b7c3505f634a6c8577',
     },
   ],
   [

@@ -5,10 +5,11 @@
  * are no dependencies. With `shared` = s > 0, every task also reads the same s data (a datum
  * shared by all tasks, issue 16). `tiles` stands for `data` when `data` is not given (so that
  * a sweep over sizes varies the data). Deterministic for a given seed (pure-rand's
- * xoroshiro128+).
+ * xoroshiro128+, the seed hashed by mixSeed as the run's generator does).
  */
 import { uniformInt } from 'pure-rand/distribution/uniformInt';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
+import { mixSeed } from '../core/rng.ts';
 import { AccessMode, LocusError } from '../core/types.ts';
 import { CPU_GPU, elementBytes, elementType, intParam, MAX_TILE_SIZE, precisionParam } from './common.ts';
 import { defineWorkload } from './define.ts';
@@ -88,7 +89,7 @@ function submit(s: Submitter, r: RandomInstance): void {
   for (let d = 0; d < data; d++) handle[d] = s.data({ name: `D[${d}]`, type, length });
   const common = Array.from({ length: shared }, (_, i) => s.data({ name: `S[${i}]`, type, length }));
 
-  const rng = xoroshiro128plus(r.seed);
+  const rng = xoroshiro128plus(mixSeed(r.seed));
   // A permutation of the data, partially reshuffled for each task: its first `degree`
   // entries after a partial Fisher-Yates pass are a uniform sample without replacement.
   const perm = new Int32Array(data);
