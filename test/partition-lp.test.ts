@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { Highs } from 'highs';
 import * as highsModule from 'highs';
+import { solve } from 'yalps';
 import { LocusError } from '../src/core/types.ts';
 import { BENCHMARKS, benchmarkSequence } from '../src/partition/benchmarks.ts';
 import { DEFAULT_CODELET_EFFICIENCY } from '../src/partition/devices.ts';
@@ -13,6 +15,7 @@ import {
   CoefficientSamples,
   fastestOf,
   fitLine,
+  type LinearProgram,
   NEGLIGIBLE_PAIR,
   type PairCoefficients,
   SOLVE_REPEATS,
@@ -23,6 +26,7 @@ import {
   toLpFormat,
   transferVolume,
 } from '../src/partition/lp/index.ts';
+import { toYalps } from '../src/partition/lp/program.ts';
 import type {
   IterationObservation,
   PartitionStrategy,
@@ -479,6 +483,39 @@ describe('yalps against HiGHS', () => {
       ),
       { numRuns: 80 },
     );
+  });
+});
+
+describe('a program yalps cycles on', () => {
+  test("the N-body program that made yalps's simplex cycle is solved by the HiGHS fallback, at HiGHS's optimum", async () => {
+    // Seed 003's N-body LP at 32,000 particles (an iteration of adaptive-comm on sbac18): 86
+    // variables, 104 rows, degenerate; yalps's Dantzig pivots cycle on it.
+    const p = JSON.parse(
+      readFileSync(new URL('./fixtures/partition/cycling-lp.json', import.meta.url), 'utf8'),
+    ) as LinearProgram;
+    assert.equal(
+      solve(toYalps(p), { includeZeroVariables: true, maxPivots: 100_000, checkCycles: true }).status,
+      'cycled',
+    );
+    const mine = solveProgram(p);
+    const load = (highsModule as unknown as { default: () => Promise<Highs> }).default;
+    const oracle = (await load()).solve(toLpFormat(p));
+    assert.equal(oracle.Status, 'Optimal');
+    assert.ok(
+      close(mine.objective, oracle.ObjectiveValue, 1e-9),
+      `${mine.objective} vs ${oracle.ObjectiveValue}`,
+    );
+    // Feasible: every row holds within a small tolerance.
+    for (const row of p.rows) {
+      let lhs = 0;
+      row.variables.forEach((v, i) => {
+        lhs += row.coefficients[i]! * mine.values[v]!;
+      });
+      const slack = 1e-9 * Math.max(1, Math.abs(row.rhs));
+      if (row.sense === 'eq')
+        assert.ok(Math.abs(lhs - row.rhs) <= slack, `${row.name}: ${lhs} != ${row.rhs}`);
+      else assert.ok(lhs <= row.rhs + slack, `${row.name}: ${lhs} > ${row.rhs}`);
+    }
   });
 });
 

@@ -1,10 +1,12 @@
 /**
  * A small linear program in row form, kept independent of the solver so that the same program can
- * be handed to yalps (at run time) and written in CPLEX LP format for HiGHS (the test oracle).
+ * be handed to yalps (at run time) and written in CPLEX LP format for HiGHS (the test oracle, and
+ * the fallback where yalps cycles).
  * Every variable is non-negative; the objective is minimised.
  */
 import { type Constraint, type Model, solve } from 'yalps';
 import { LocusError } from '../../core/types.ts';
+import { solveWithHighs } from './highs-fallback.ts';
 
 /** One row: `sum(coefficients[i] * x[variables[i]])` bounded by `max`, or equal to `equal`. */
 export interface LpRow {
@@ -84,7 +86,7 @@ export function objectiveAt(p: LinearProgram, values: ArrayLike<number>): number
 }
 
 /** The yalps model of `p` (variables and constraints keyed by index, objective "obj"). */
-function toYalps(p: LinearProgram): Model<number, number | 'obj'> {
+export function toYalps(p: LinearProgram): Model<number, number | 'obj'> {
   const columns: [number | 'obj', number][][] = p.names.map((_, i) => [['obj', p.objective[i]!]]);
   const constraints: [number, Constraint][] = [];
   p.rows.forEach((row, r) => {
@@ -101,19 +103,25 @@ function toYalps(p: LinearProgram): Model<number, number | 'obj'> {
 }
 
 /**
- * Solves `p` with yalps (dense simplex). Throws a LocusError when the program has no optimum
+ * Solves `p` with yalps (dense simplex, checking for cycles), or, where yalps cycles or gives
+ * up, with HiGHS (./highs-fallback.ts). Throws a LocusError when neither finds an optimum
  * (never for the systems of this folder, which are always feasible and bounded below by 0).
  */
 export function solveProgram(p: LinearProgram): LpSolution {
-  const s = solve(toYalps(p), { includeZeroVariables: true, maxPivots: 100_000 });
-  if (s.status !== 'optimal') {
-    throw new LocusError(
-      'LOCUS_STATE_INVALID',
-      `partitioning LP: the solver answered '${s.status}' for ${p.names.length} variables and ${p.rows.length} rows; check the measured times and transfer coefficients are finite and non-negative`,
-    );
-  }
+  const s = solve(toYalps(p), { includeZeroVariables: true, maxPivots: 100_000, checkCycles: true });
   const values = new Float64Array(p.names.length);
-  for (const [i, v] of s.variables) values[i] = v;
+  if (s.status === 'optimal') {
+    for (const [i, v] of s.variables) values[i] = v;
+  } else {
+    const h = solveWithHighs(toLpFormat(p));
+    if (h.status !== 'Optimal') {
+      throw new LocusError(
+        'LOCUS_STATE_INVALID',
+        `partitioning LP: yalps answered '${s.status}' and HiGHS '${h.status}' for ${p.names.length} variables and ${p.rows.length} rows; check the measured times and transfer coefficients are finite and non-negative`,
+      );
+    }
+    for (let i = 0; i < values.length; i++) values[i] = Math.max(0, h.values[`x${i}`] ?? 0);
+  }
   return { values, objective: objectiveAt(p, values) };
 }
 
