@@ -4,7 +4,9 @@
  * rule without an anti-cycling rule, and on a degenerate program it cycles (one N-body program
  * of the 700 that seed 003's benchmarks solve did); HiGHS's dual simplex does not. HiGHS loads
  * asynchronously and the strategies decide synchronously, so the fallback solves in a child
- * Node process (spawnSync): about 0.2 s, paid only by the programs yalps gives up on.
+ * Node process (spawnSync): about 0.2 s, paid only by the programs yalps gives up on. `highs` is
+ * an optional peer dependency (4 MiB of WebAssembly): without it such a program stops the run
+ * with one line saying to install it.
  */
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -46,7 +48,7 @@ export function solveWithHighs(lp: string): HighsAnswer {
   } catch {
     throw new LocusError(
       'LOCUS_STATE_INVALID',
-      'partitioning LP: yalps could not solve it and the fallback solver (the highs package) is not installed: run npm install',
+      'partitioning LP: yalps cycled on this program and its fallback solver, the optional highs package, is not installed: run npm install highs',
     );
   }
   const out = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, entry], {
