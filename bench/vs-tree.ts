@@ -5,8 +5,11 @@
  * alike: for each case and round, one process per tree imports that tree's dist/, generates the
  * graph and measures simulate() in tasks per CPU-second (process.cpuUsage). Prints the median
  * per tree, the ratio and the load average; checks that both trees simulate the same makespan.
+ * With `--warm W`, each process first simulates the case W times unmeasured (bench/run.ts's
+ * warm-up rounds: V8 has compiled the hot paths before the measured run), so the ratio is the
+ * steady state's rather than a cold process's.
  *
- *   node --import tsx bench/vs-tree.ts OLD_TREE [rounds=3] [case-filter]
+ *   node --import tsx bench/vs-tree.ts [--warm W] OLD_TREE [rounds=3] [case-filter]
  */
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -70,12 +73,14 @@ const CASES: Case[] = [
   },
 ];
 
-/** One case with `tree`'s build in this process; prints a JSON line. */
-async function child(tree: string, c: Case): Promise<void> {
+/** One case with `tree`'s build in this process, after `warm` unmeasured runs; prints a JSON line. */
+async function child(tree: string, c: Case, warm: number): Promise<void> {
   const { simModules, timedSimulation } = await import('./timed-sim.ts');
   const params: Record<string, number> = { tiles: c.tiles };
   if (c.tileSize !== undefined) params.tileSize = c.tileSize;
-  const { report, cpu } = timedSimulation(await simModules(tree), c.workload, params, c.sched, c.gpuMem);
+  const m = await simModules(tree);
+  for (let i = 0; i < warm; i++) timedSimulation(m, c.workload, params, c.sched, c.gpuMem);
+  const { report, cpu } = timedSimulation(m, c.workload, params, c.sched, c.gpuMem);
   process.stdout.write(`${JSON.stringify({ rate: report.tasks / cpu, makespan: report.makespanS })}\n`);
 }
 
@@ -86,9 +91,15 @@ function median(xs: number[]): number {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  if (args[0] === '--child') return child(args[1]!, JSON.parse(args[2]!) as Case);
-  if (args.length < 1) {
-    process.stderr.write('usage: vs-tree.ts OLD_TREE [rounds=3] [case-filter]\n');
+  if (args[0] === '--child') return child(args[1]!, JSON.parse(args[2]!) as Case, Number(args[3]));
+  let warm = 0;
+  const w = args.indexOf('--warm');
+  if (w >= 0) {
+    warm = Number(args[w + 1]);
+    args.splice(w, 2);
+  }
+  if (args.length < 1 || !(Number.isInteger(warm) && warm >= 0)) {
+    process.stderr.write('usage: vs-tree.ts [--warm W] OLD_TREE [rounds=3] [case-filter]\n');
     process.exit(2);
   }
   const oldTree = resolve(args[0]!);
@@ -96,7 +107,8 @@ async function main(): Promise<void> {
   const rounds = Number(args[1] ?? 3);
   const filter = args[2];
   console.log(
-    `simulated tasks per CPU-second, ${oldTree} -> this tree; median of ${rounds} interleaved rounds`,
+    `simulated tasks per CPU-second, ${oldTree} -> this tree; median of ${rounds} interleaved rounds` +
+      (warm > 0 ? `, each after ${warm} warm-up runs in its process` : ', each a cold process'),
   );
   for (const c of CASES) {
     if (filter !== undefined && !c.name.includes(filter)) continue;
@@ -107,7 +119,15 @@ async function main(): Promise<void> {
       [oldTree, newTree].forEach((tree, i) => {
         const out = spawnSync(
           process.execPath,
-          ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', tree, JSON.stringify(c)],
+          [
+            '--import',
+            'tsx',
+            fileURLToPath(import.meta.url),
+            '--child',
+            tree,
+            JSON.stringify(c),
+            String(warm),
+          ],
           {
             encoding: 'utf8',
           },
