@@ -11,9 +11,13 @@
  *     not apply to a policy has no entry),
  *     summary: { [sched]: { [variant]: { geomean, min, max, wins, losses } } } }
  * where the summary's ratios are each variant's GFlop/s over the defaults' on the same case
- * (wins / losses: cases more than 0.5% above / below). Simulated, hence deterministic.
+ * (wins / losses: cases more than 0.5% above / below). Simulated, hence deterministic. The
+ * policies whose runs draw (DRAWING: DARTS's fallback takes a random pool task, and hfp hands
+ * the tasks outside its plan to DARTS) run with seeds 1 to `--seeds` (default 3) and each point
+ * is the mean over them (`bySeed` keeps each seed's GFlop/s): with one seed, a variant's lead
+ * over the defaults on a case can be the seed's luck. dmdar draws nothing and runs once.
  *
- *   node --import tsx scripts/defaults-sweep.ts [--jobs n] [--only sched]
+ *   node --import tsx scripts/defaults-sweep.ts [--jobs n] [--only sched] [--seeds n]
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -92,10 +96,15 @@ const VARIANTS: Variant[] = [
 
 const SCHEDULERS = ['darts+luf', 'hfp', 'dmdar'];
 
-/** One run's figures. */
+/** The policies whose runs draw from the seeded generator: run over several seeds. */
+const DRAWING = new Set(['darts+luf', 'hfp']);
+
+/** One point's figures: means over its seeds. */
 interface Point {
   gflops: number;
   gbToGpus: number;
+  /** GFlop/s with each seed, 1, 2, ... */
+  bySeed: number[];
 }
 
 function option(name: string): string | undefined {
@@ -104,6 +113,11 @@ function option(name: string): string | undefined {
 }
 
 const jobs = Math.max(1, Number(option('--jobs') ?? 1));
+const seeds = Number(option('--seeds') ?? 3);
+if (!(Number.isInteger(seeds) && seeds >= 1)) {
+  process.stderr.write(`defaults-sweep: --seeds ${option('--seeds')}: give a positive integer\n`);
+  process.exit(2);
+}
 const only = option('--only');
 const schedulers = only ? SCHEDULERS.filter((s) => s === only) : SCHEDULERS;
 if (schedulers.length === 0) {
@@ -112,34 +126,68 @@ if (schedulers.length === 0) {
 }
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-async function point(sched: string, c: Case, v: Variant): Promise<Point> {
-  const args = ['bin/locus.mjs', 'run', ...c.args, '--sched', sched, ...v.flags, '--json'];
+/** One run with `seed`: its GFlop/s and GB copied to the GPUs. */
+async function one(sched: string, c: Case, v: Variant, seed: number): Promise<[number, number]> {
+  const args = [
+    'bin/locus.mjs',
+    'run',
+    ...c.args,
+    '--sched',
+    sched,
+    ...v.flags,
+    '--seed',
+    String(seed),
+    '--json',
+  ];
   const { stdout } = await run(process.execPath, args, { cwd: root, maxBuffer: 1 << 26 });
   const r = JSON.parse(stdout) as { gflops: number; bytesToDevices: number };
-  return { gflops: r.gflops, gbToGpus: r.bytesToDevices / 1e9 };
+  return [r.gflops, r.bytesToDevices / 1e9];
 }
 
-const work: Array<{ sched: string; c: Case; v: Variant }> = [];
+const work: Array<{ sched: string; c: Case; v: Variant; seed: number }> = [];
 for (const sched of schedulers)
   for (const c of CASES)
-    for (const v of VARIANTS) if (v.only === undefined || v.only.includes(sched)) work.push({ sched, c, v });
-const runs: Record<string, Record<string, Record<string, Point>>> = {};
+    for (const v of VARIANTS)
+      if (v.only === undefined || v.only.includes(sched))
+        for (let seed = 1; seed <= (DRAWING.has(sched) ? seeds : 1); seed++) work.push({ sched, c, v, seed });
+/** Each run's figures, by scheduler, case, variant and seed - 1. */
+const raw: Record<string, Record<string, Record<string, [number, number][]>>> = {};
 let next = 0;
 let done = 0;
 async function worker(): Promise<void> {
   while (next < work.length) {
-    const { sched, c, v } = work[next++]!;
-    const p = await point(sched, c, v);
-    const bySched = runs[sched] ?? {};
-    runs[sched] = bySched;
+    const { sched, c, v, seed } = work[next++]!;
+    const p = await one(sched, c, v, seed);
+    const bySched = raw[sched] ?? {};
+    raw[sched] = bySched;
     const byCase = bySched[c.label] ?? {};
     bySched[c.label] = byCase;
-    byCase[v.label] = p;
+    const bySeed = byCase[v.label] ?? [];
+    byCase[v.label] = bySeed;
+    bySeed[seed - 1] = p;
     done++;
-    process.stderr.write(`[${done}/${work.length}] ${sched} ${c.label} ${v.label}: ${p.gflops.toFixed(0)}\n`);
+    process.stderr.write(
+      `[${done}/${work.length}] ${sched} ${c.label} ${v.label} seed ${seed}: ${p[0].toFixed(0)}\n`,
+    );
   }
 }
 await Promise.all(Array.from({ length: jobs }, worker));
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const runs: Record<string, Record<string, Record<string, Point>>> = {};
+for (const [sched, byCase] of Object.entries(raw)) {
+  runs[sched] = {};
+  for (const [label, byVariant] of Object.entries(byCase)) {
+    runs[sched]![label] = {};
+    for (const [variant, ps] of Object.entries(byVariant)) {
+      runs[sched]![label]![variant] = {
+        gflops: mean(ps.map((p) => p[0])),
+        gbToGpus: mean(ps.map((p) => p[1])),
+        bySeed: ps.map((p) => p[0]),
+      };
+    }
+  }
+}
 
 const summary: Record<
   string,
@@ -162,4 +210,14 @@ for (const sched of schedulers) {
     };
   }
 }
-console.log(JSON.stringify({ cases: CASES, variants: VARIANTS, schedulers, runs, summary }));
+console.log(
+  JSON.stringify({
+    cases: CASES,
+    variants: VARIANTS,
+    schedulers,
+    seeds,
+    drawing: [...DRAWING],
+    runs,
+    summary,
+  }),
+);
