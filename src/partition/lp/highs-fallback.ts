@@ -13,7 +13,10 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { LocusError } from '../../core/types.ts';
 
-/** The child's program: reads an LP file on stdin, prints HiGHS's status and primal values. */
+/**
+ * The child's program: imports the package's CommonJS entry (its default export is the loader),
+ * reads an LP file on stdin, prints HiGHS's status and primal values.
+ */
 const CHILD = `
 const [url] = process.argv.slice(1);
 const { default: load } = await import(url);
@@ -41,14 +44,11 @@ export interface HighsAnswer {
 export function solveWithHighs(lp: string): HighsAnswer {
   let entry: string;
   try {
-    entry = pathToFileURL(createRequire(import.meta.url).resolve('highs')).href.replace(
-      /highs\.js$/,
-      'highs.mjs',
-    );
+    entry = pathToFileURL(createRequire(import.meta.url).resolve('highs')).href;
   } catch {
     throw new LocusError(
       'LOCUS_STATE_INVALID',
-      'partitioning LP: yalps cycled on this program and its fallback solver, the optional highs package, is not installed: run npm install highs',
+      'partitioning LP: yalps could not solve this program and its fallback solver, the optional highs package, is not installed: run npm install highs',
     );
   }
   const out = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, entry], {
