@@ -39,6 +39,7 @@ import { routeOf } from './platform.ts';
 import type { EvictionContext, EvictionPolicy, RankedEviction, SchedContext, Scheduler } from './policy.ts';
 import { Cmd, TransferKind } from './protocol.ts';
 import { Rng } from './rng.ts';
+import { RunCounters } from './run-counters.ts';
 import { TaskState, TaskTable } from './tasks/task-table.ts';
 import { WorkerPipelines } from './tasks/workers.ts';
 import { LocusError } from './types.ts';
@@ -72,6 +73,8 @@ export class Engine implements SchedContext, EvictionContext {
   readonly hooks = new ObserverHooks();
   /** Duration and transfer-time estimates. */
   readonly model: DurationModel;
+  /** What the run did so far, counted where it happens (RunStats reads it). */
+  readonly counters: RunCounters;
 
   // Commands produced by the last event, drained by the driver.
   /** Opcode of each pending command (see Cmd). */
@@ -139,6 +142,8 @@ export class Engine implements SchedContext, EvictionContext {
   private readonly hintWait = new Map<number, number[]>();
   /** Per hint still waiting: how many of its tasks have not ended. */
   private readonly hintPending = new Map<number, number>();
+  /** Called once, when the first task with a phase is taken (see whenPhased). */
+  private phaseWatchers: (() => void)[] = [];
   private taskCap = 0;
   private handleCap = 0;
   private closed = false;
@@ -153,6 +158,7 @@ export class Engine implements SchedContext, EvictionContext {
     this.scheduler = options.scheduler;
     this.eviction = options.scheduler.evictionPolicy?.() ?? options.eviction;
     this.model = options.model;
+    this.counters = new RunCounters(this.platform);
     this.rng = new Rng(options.seed ?? 1);
     this.nNodes = this.platform.nodes.length;
     // Out of core (src/platform/disk.ts): with a disk node attached, the disk is every
@@ -197,6 +203,28 @@ export class Engine implements SchedContext, EvictionContext {
     this.observers.push(observer);
     this.hooks.add(observer);
     return this;
+  }
+
+  /**
+   * Calls `f` once, before the first task with a phase (TaskOptions.phase) is taken, so that
+   * per-phase accounting (PhaseTransfers) observes runs whose tasks have phases and costs
+   * the others nothing. Register before the tasks are submitted: tasks taken earlier are not
+   * looked at again.
+   */
+  whenPhased(f: () => void): void {
+    this.phaseWatchers.push(f);
+  }
+
+  /** Calls the phase watchers if a task of [from, to) has a phase. O(to - from). */
+  private watchPhases(from: number, to: number): void {
+    const phase = this.graph.taskPhase.data;
+    for (let t = from; t < to; t++) {
+      if (phase[t]! < 0) continue;
+      const watchers = this.phaseWatchers;
+      this.phaseWatchers = [];
+      for (const f of watchers) f();
+      return;
+    }
   }
 
   // ---------------------------------------------------------------- events
@@ -324,6 +352,7 @@ export class Engine implements SchedContext, EvictionContext {
     this.takeHandles();
     if (to > from) this.tookTasks = true;
     this.idleSent = false;
+    if (this.phaseWatchers.length > 0) this.watchPhases(from, to);
     this.tasks.take(from, to);
     this.takeHints(to);
     this.settle();
@@ -527,6 +556,8 @@ export class Engine implements SchedContext, EvictionContext {
     const n = this.workers.node[w]!;
     tasks.markEnded(task, failed);
     releaseAccesses(this, task, n, true);
+    const c = this.counters;
+    if (!c.measuredTaskTimes) c.taskRan(w, c.startedAt[w]!, now, this.graph.taskFlops.data[task]!);
     const fin = this.hooks.taskFinished;
     for (let i = 0; i < fin.length; i++) fin[i]!(task, w, now);
     // After the observers saw the task end: the hints' copies carry what it wrote.

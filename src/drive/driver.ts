@@ -122,6 +122,9 @@ export class Driver implements EventSink {
     this.events++;
     const e = this.engine;
     if (endS > this.makespan) this.makespan = endS;
+    const c = e.counters;
+    if (c.measuredTaskTimes)
+      c.taskRan(worker >= 0 ? worker : e.tasks.worker[task]!, startS, endS, e.graph.taskFlops.data[task]!);
     for (let i = 0; i < this.timed.length; i++) {
       const ob = this.timed[i]!;
       ob.taskStarted?.(task, worker, startS);

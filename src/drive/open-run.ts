@@ -92,6 +92,7 @@ export function openRun(o: OpenRunOptions): OpenedRun {
   let backend = o.backend;
   const real = backend.mode === 'real';
   const engine = new Engine({ ...o.engine, graph, platform, scheduler, eviction, model, seed });
+  engine.counters.measuredTaskTimes = real;
   backend.attach(engine);
   if (o.wrap) backend = o.wrap(backend, engine);
   const stats = new RunStats(engine);

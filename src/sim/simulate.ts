@@ -229,7 +229,8 @@ function prepare(o: SimulateOptions): PreparedRun {
   const meter = EnergyMeter.applies(sim.engine)
     ? new EnergyMeter(sim.engine, idle, trace !== undefined)
     : undefined;
-  if (meter) sim.engine.observe(meter);
+  const changes = meter?.changesObserver();
+  if (changes) sim.engine.observe(changes);
   return { sim, stats, trace, meter, idle, seed, t0 };
 }
 

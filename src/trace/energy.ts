@@ -7,8 +7,8 @@
  * throughout. Energy E = sum over workers and states of power x time + static x T, over the
  * run's T (until the last write-back); average power E / T; energy-delay product E T.
  *
- * An observer (DESIGN.md): it reads task starts and ends, and records each worker's power
- * state changes for the Chrome trace.
+ * Each worker's busy time comes from the engine's counters; with a Chrome trace, an observer
+ * records each worker's power state changes.
  */
 import type { Engine, EngineObserver } from '../core/engine.ts';
 import { LocusError } from '../core/types.ts';
@@ -35,14 +35,13 @@ export interface EnergyReport {
   staticJ: number;
 }
 
-/** Accumulates each worker's busy time and power-state changes. */
-export class EnergyMeter implements EngineObserver {
-  private readonly busy: Float64Array;
-  private readonly startedAt: Float64Array;
-  /**
-   * Power state changes: [time s, worker, watts], recorded only with `recordChanges` (for a
-   * Chrome trace): two per task, so an endless stream would hold them all.
-   */
+/**
+ * A run's energy from each worker's busy time (the engine's RunCounters, read when the report
+ * is asked for) and, for a Chrome trace, each worker's power state changes (an observer of
+ * task starts and ends, attached only then: `changesObserver`).
+ */
+export class EnergyMeter {
+  /** Power state changes: [time s, worker, watts], recorded only by `changesObserver`. */
   readonly changes: [number, number, number][] = [];
 
   constructor(
@@ -51,9 +50,7 @@ export class EnergyMeter implements EngineObserver {
     private readonly recordChanges = true,
   ) {
     const n = engine.platform.workers.length;
-    this.busy = new Float64Array(n);
-    this.startedAt = new Float64Array(n);
-    for (let w = 0; w < n; w++) this.changes.push([0, w, this.idleWatts(w)]);
+    if (recordChanges) for (let w = 0; w < n; w++) this.changes.push([0, w, this.idleWatts(w)]);
   }
 
   /** True when every worker of the platform has power figures. */
@@ -61,8 +58,22 @@ export class EnergyMeter implements EngineObserver {
     return engine.platform.workers.every((w) => w.power !== undefined);
   }
 
-  /** Per-worker state only: recycled tasks change nothing. */
-  rebase(_k: number): void {}
+  /**
+   * The observer that records power state changes (two per task, so an endless stream would
+   * hold them all): only when the meter records them (a Chrome trace), else undefined.
+   */
+  changesObserver(): EngineObserver | undefined {
+    if (!this.recordChanges) return undefined;
+    return {
+      taskStarted: (_task, worker, now) => {
+        this.changes.push([now, worker, this.computingWatts(worker)]);
+      },
+      taskFinished: (_task, worker, now) => {
+        this.changes.push([now, worker, this.idleWatts(worker)]);
+      },
+      rebase: () => {},
+    };
+  }
 
   private computingWatts(w: number): number {
     const p = this.engine.platform.workers[w]!.power!;
@@ -74,20 +85,11 @@ export class EnergyMeter implements EngineObserver {
     return this.policy.ea1 ? p.blocked : p.polling;
   }
 
-  taskStarted(_task: number, worker: number, now: number): void {
-    this.startedAt[worker] = now;
-    if (this.recordChanges) this.changes.push([now, worker, this.computingWatts(worker)]);
-  }
-
-  taskFinished(_task: number, worker: number, now: number): void {
-    this.busy[worker]! += now - this.startedAt[worker]!;
-    if (this.recordChanges) this.changes.push([now, worker, this.idleWatts(worker)]);
-  }
-
   /** The energy of a run that lasted `durationS`. */
   report(durationS: number): EnergyReport {
+    const busyS = this.engine.counters.busy;
     const workersJ = this.engine.platform.workers.map((_, w) => {
-      const busy = this.busy[w]!;
+      const busy = busyS[w]!;
       return busy * this.computingWatts(w) + Math.max(0, durationS - busy) * this.idleWatts(w);
     });
     const staticJ = (this.engine.platform.staticPower ?? 0) * durationS;

@@ -10,7 +10,7 @@
  * The rule does not depend on timing when, as in an iteration, every access of a handle
  * between two of its transfers belongs to one phase.
  */
-import { type Engine, TransferKind } from '../core/engine.ts';
+import { type Engine, type EngineObserver, TransferKind } from '../core/engine.ts';
 
 /** Bytes moved in one phase, by direction. */
 export interface PhaseBytes {
@@ -26,8 +26,8 @@ const TO = 0;
 const FROM = 1;
 const PEER = 2;
 
-/** Per-phase transfer bytes, fed by RunStats' observer callbacks. */
-export class PhaseTransfers {
+/** Per-phase transfer bytes: an engine observer, attached by RunStats once a task has a phase. */
+export class PhaseTransfers implements EngineObserver {
   /** Per handle, pending transfers as (direction, bytes) pairs. */
   private readonly pending = new Map<number, number[]>();
   /** Bytes by phase: [to, from, peer] at 3 * phase. */
@@ -41,6 +41,9 @@ export class PhaseTransfers {
     for (let t = 0; t < phases.length && !any; t++) any = phases.data[t]! >= 0;
     this.tracking = any;
   }
+
+  /** Held by handle and phase, never by task id: recycled tasks change nothing. */
+  rebase(_k: number): void {}
 
   /** Transfer `id` started: hold its bytes until a task claims them. */
   transferStarted(id: number): void {

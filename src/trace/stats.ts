@@ -1,176 +1,236 @@
 /**
- * Run statistics, gathered as an engine observer: bytes moved per direction and per link,
- * loads and evictions per node, busy time and task count per worker, and, for tasks with
- * phases (iterations), bytes moved per phase (PhaseTransfers).
+ * Run statistics: bytes moved per direction and per link, loads and evictions per node, busy
+ * time and task count per worker (read from the engine's RunCounters), and, for tasks with
+ * phases (iterations), bytes moved per phase (PhaseTransfers, an observer).
  */
-import {
-  type Engine,
-  type EngineObserver,
-  type FreeReason,
-  TRANSFER_KIND_NAMES,
-  TransferKind,
-} from '../core/engine.ts';
-import { growI32 } from '../core/growable.ts';
+import { type Engine, type EngineObserver, TRANSFER_KIND_NAMES, TransferKind } from '../core/engine.ts';
 import { routeOf } from '../core/platform.ts';
+import type { RunCounters } from '../core/run-counters.ts';
 import { PhaseTransfers } from './phase-bytes.ts';
 
-/** Counters of one run. */
+/** The transfer figures of a run, derived from the engine's copy counts (RunStats.copyTotals). */
+interface CopyTotals {
+  bytesToDevices: number;
+  bytesFromDevices: number;
+  bytesDeviceToDevice: number;
+  transfersToDevices: number;
+  transfersFromDevices: number;
+  transfersDeviceToDevice: number;
+  bytesToDisk: number;
+  bytesFromDisk: number;
+  transfersToDisk: number;
+  transfersFromDisk: number;
+  transfers: number;
+  linkBytes: Float64Array;
+  loads: Float64Array;
+  loadBytes: Float64Array;
+  writebacks: Float64Array;
+  writebackBytes: number;
+  transfersByKind: Float64Array;
+}
+
+/**
+ * The counters of one run, read from the engine's RunCounters when asked for (the engine
+ * counts copies, evictions, peak memory and worker time where they happen: no call per
+ * event). Every figure is current at the moment it is read; each read costs
+ * O(kinds x nodes^2 x route length). An engine observer only for bytes moved per phase
+ * (PhaseTransfers), which it attaches when the first task with a phase is submitted.
+ */
 export class RunStats implements EngineObserver {
-  /** Bytes copied from host memory into device memories. */
-  bytesToDevices = 0;
-  /** Bytes copied from device memories to host memory. */
-  bytesFromDevices = 0;
-  /** Bytes copied directly between device memories (peer-to-peer). */
-  bytesDeviceToDevice = 0;
-  /** Copies from host memory into device memories (seed 004's "writes"). */
-  transfersToDevices = 0;
-  /** Copies from device memories to host memory (seed 004's "reads"). */
-  transfersFromDevices = 0;
-  /** Copies directly between device memories. */
-  transfersDeviceToDevice = 0;
-  /** Bytes copied to the disk node (out of core), when one is attached. */
-  bytesToDisk = 0;
-  /** Bytes copied from the disk node. */
-  bytesFromDisk = 0;
-  /** Copies to the disk node. */
-  transfersToDisk = 0;
-  /** Copies from the disk node. */
-  transfersFromDisk = 0;
   /** The disk node's index, -1 when none is attached. */
   readonly diskNode: number;
-  /** Number of transfers that finished. */
-  transfers = 0;
-  /** Bytes that crossed each link. */
-  readonly linkBytes: Float64Array;
-  /** Replicas loaded into each node (transfers finished there, fetches and prefetches). */
-  readonly loads: Float64Array;
-  /** Bytes loaded into each node. */
-  readonly loadBytes: Float64Array;
-  /** Replicas evicted from each node to make room. */
-  readonly evictions: Float64Array;
-  /** Replicas of each node written back home before eviction or at the end. */
-  readonly writebacks: Float64Array;
-  /** Bytes written back home (the write-backs counted in `writebacks`), all nodes. */
-  writebackBytes = 0;
-  /** Bytes of scratch outputs discarded instead of written back. */
-  discardedBytes = 0;
-  /** Finished transfers by kind (see TransferKind). */
-  readonly transfersByKind = new Float64Array(TRANSFER_KIND_NAMES.length);
-  /** Seconds each worker spent running tasks. */
-  readonly busy: Float64Array;
-  /** Tasks each worker ran. */
-  readonly tasksRun: Float64Array;
-  /** Flops each worker executed. */
-  readonly flopsRun: Float64Array;
-  /** Highest memory use seen on each node (bytes). */
-  readonly peakMemory: Float64Array;
-  private readonly startedAt: Float64Array;
-  /** The worker each task ran on (-1 until it starts). */
-  taskWorker: Int32Array<ArrayBuffer>;
   /** Bytes moved per phase of the tasks (the report's `iterations`). */
   readonly phaseTransfers: PhaseTransfers;
+  private readonly counters: RunCounters;
 
   constructor(private readonly engine: Engine) {
     const p = engine.platform;
-    this.linkBytes = new Float64Array(p.links.length);
-    this.loads = new Float64Array(p.nodes.length);
-    this.loadBytes = new Float64Array(p.nodes.length);
-    this.evictions = new Float64Array(p.nodes.length);
-    this.writebacks = new Float64Array(p.nodes.length);
-    this.peakMemory = new Float64Array(p.nodes.length);
-    this.busy = new Float64Array(p.workers.length);
-    this.tasksRun = new Float64Array(p.workers.length);
-    this.flopsRun = new Float64Array(p.workers.length);
-    this.startedAt = new Float64Array(p.workers.length);
-    this.taskWorker = new Int32Array(engine.graph.taskCount).fill(-1);
+    this.counters = engine.counters;
     this.phaseTransfers = new PhaseTransfers(engine);
     this.diskNode = p.nodes.findIndex((n) => n.kind === 'disk');
+    engine.whenPhased(() => engine.observe(this.phaseTransfers));
   }
 
-  grow(tasks: number): void {
-    this.taskWorker = growI32(this.taskWorker, tasks, -1);
+  /** No per-task state: recycled tasks change nothing (the engine's tables shift themselves). */
+  rebase(_k: number): void {}
+
+  /** Bytes copied from host memory into device memories. */
+  get bytesToDevices(): number {
+    return this.copyTotals().bytesToDevices;
+  }
+  /** Bytes copied from device memories to host memory. */
+  get bytesFromDevices(): number {
+    return this.copyTotals().bytesFromDevices;
+  }
+  /** Bytes copied directly between device memories (peer-to-peer). */
+  get bytesDeviceToDevice(): number {
+    return this.copyTotals().bytesDeviceToDevice;
+  }
+  /** Copies from host memory into device memories (seed 004's "writes"). */
+  get transfersToDevices(): number {
+    return this.copyTotals().transfersToDevices;
+  }
+  /** Copies from device memories to host memory (seed 004's "reads"). */
+  get transfersFromDevices(): number {
+    return this.copyTotals().transfersFromDevices;
+  }
+  /** Copies directly between device memories. */
+  get transfersDeviceToDevice(): number {
+    return this.copyTotals().transfersDeviceToDevice;
+  }
+  /** Bytes copied to the disk node (out of core), when one is attached. */
+  get bytesToDisk(): number {
+    return this.copyTotals().bytesToDisk;
+  }
+  /** Bytes copied from the disk node. */
+  get bytesFromDisk(): number {
+    return this.copyTotals().bytesFromDisk;
+  }
+  /** Copies to the disk node. */
+  get transfersToDisk(): number {
+    return this.copyTotals().transfersToDisk;
+  }
+  /** Copies from the disk node. */
+  get transfersFromDisk(): number {
+    return this.copyTotals().transfersFromDisk;
+  }
+  /** Number of transfers that finished. */
+  get transfers(): number {
+    return this.copyTotals().transfers;
+  }
+  /** Bytes that crossed each link. */
+  get linkBytes(): Float64Array {
+    return this.copyTotals().linkBytes;
+  }
+  /** Replicas loaded into each node (transfers finished there, fetches and prefetches). */
+  get loads(): Float64Array {
+    return this.copyTotals().loads;
+  }
+  /** Bytes loaded into each node. */
+  get loadBytes(): Float64Array {
+    return this.copyTotals().loadBytes;
+  }
+  /** Replicas of each node written back home before eviction or at the end. */
+  get writebacks(): Float64Array {
+    return this.copyTotals().writebacks;
+  }
+  /** Bytes written back home (the write-backs counted in `writebacks`), all nodes. */
+  get writebackBytes(): number {
+    return this.copyTotals().writebackBytes;
+  }
+  /** Finished transfers by kind (see TransferKind). */
+  get transfersByKind(): Float64Array {
+    return this.copyTotals().transfersByKind;
+  }
+  /** Replicas evicted from each node to make room. */
+  get evictions(): Float64Array {
+    return this.counters.evictions;
+  }
+  /** Bytes of scratch outputs discarded instead of written back. */
+  get discardedBytes(): number {
+    return this.counters.discardedBytes;
+  }
+  /** Highest memory use seen on each node (bytes). */
+  get peakMemory(): Float64Array {
+    return this.counters.peakMemory;
+  }
+  /** Seconds each worker spent running tasks. */
+  get busy(): Float64Array {
+    return this.counters.busy;
+  }
+  /** Tasks each worker ran. */
+  get tasksRun(): Float64Array {
+    return this.counters.tasksRun;
+  }
+  /** Flops each worker executed. */
+  get flopsRun(): Float64Array {
+    return this.counters.flopsRun;
+  }
+  /** The worker each task went to (-1 for a task not given to one), by the engine's task id. */
+  get taskWorker(): Int32Array {
+    return this.engine.tasks.worker;
   }
 
-  /** The engine recycled tasks [0, k): the per-task table shifts down. */
-  rebase(k: number): void {
-    this.taskWorker.copyWithin(0, k);
-  }
-
-  taskStarted(task: number, worker: number, now: number): void {
-    if (task >= this.taskWorker.length) this.grow(Math.max(task + 1, 2 * this.taskWorker.length));
-    this.startedAt[worker] = now;
-    this.taskWorker[task] = worker;
-    this.phaseTransfers.taskStarted(task);
-  }
-
-  taskFinished(task: number, worker: number, now: number): void {
-    this.busy[worker]! += now - this.startedAt[worker]!;
-    this.tasksRun[worker]!++;
-    this.flopsRun[worker]! += this.engine.graph.taskFlops.data[task]!;
-  }
-
-  transferStarted(id: number): void {
-    this.phaseTransfers.transferStarted(id);
-  }
-
-  transferFinished(id: number): void {
+  /** Every transfer figure, summed from the engine's per-(kind, source, destination) counts. */
+  private copyTotals(): CopyTotals {
     const e = this.engine;
     const p = e.platform;
-    const src = e.trSrc.data[id]!;
-    const dst = e.trDst.data[id]!;
-    const kind = e.trKind.data[id]!;
-    const bytes = e.graph.handleSize.data[e.trHandle.data[id]!]!;
-    this.transfers++;
-    this.transfersByKind[kind]!++;
-    const srcHost = src === p.homeNode;
-    const dstHost = dst === p.homeNode;
-    if (dst === this.diskNode) {
-      this.bytesToDisk += bytes;
-      this.transfersToDisk++;
-    } else if (src === this.diskNode) {
-      this.bytesFromDisk += bytes;
-      this.transfersFromDisk++;
-    } else if (srcHost && !dstHost) {
-      this.bytesToDevices += bytes;
-      this.transfersToDevices++;
-    } else if (!srcHost && dstHost) {
-      this.bytesFromDevices += bytes;
-      this.transfersFromDevices++;
-    } else {
-      this.bytesDeviceToDevice += bytes;
-      this.transfersDeviceToDevice++;
+    const c = this.counters;
+    const nn = c.nodes;
+    const disk = this.diskNode;
+    const t: CopyTotals = {
+      bytesToDevices: 0,
+      bytesFromDevices: 0,
+      bytesDeviceToDevice: 0,
+      transfersToDevices: 0,
+      transfersFromDevices: 0,
+      transfersDeviceToDevice: 0,
+      bytesToDisk: 0,
+      bytesFromDisk: 0,
+      transfersToDisk: 0,
+      transfersFromDisk: 0,
+      transfers: 0,
+      linkBytes: new Float64Array(p.links.length),
+      loads: new Float64Array(nn),
+      loadBytes: new Float64Array(nn),
+      writebacks: new Float64Array(nn),
+      writebackBytes: 0,
+      transfersByKind: new Float64Array(TRANSFER_KIND_NAMES.length),
+    };
+    for (let kind = 0; kind < TRANSFER_KIND_NAMES.length; kind++) {
+      const load = kind === TransferKind.FETCH || kind === TransferKind.PREFETCH;
+      const writeback =
+        kind === TransferKind.WRITEBACK ||
+        kind === TransferKind.FLUSH ||
+        kind === TransferKind.WRITETHROUGH ||
+        kind === TransferKind.EARLY_WRITEBACK;
+      for (let src = 0; src < nn; src++) {
+        for (let dst = 0; dst < nn; dst++) {
+          const i = (kind * nn + src) * nn + dst;
+          const n = c.copies[i]!;
+          if (n === 0) continue;
+          const bytes = c.copyBytes[i]!;
+          t.transfers += n;
+          t.transfersByKind[kind]! += n;
+          const srcHost = src === p.homeNode;
+          const dstHost = dst === p.homeNode;
+          if (dst === disk) {
+            t.bytesToDisk += bytes;
+            t.transfersToDisk += n;
+          } else if (src === disk) {
+            t.bytesFromDisk += bytes;
+            t.transfersFromDisk += n;
+          } else if (srcHost && !dstHost) {
+            t.bytesToDevices += bytes;
+            t.transfersToDevices += n;
+          } else if (!srcHost && dstHost) {
+            t.bytesFromDevices += bytes;
+            t.transfersFromDevices += n;
+          } else {
+            t.bytesDeviceToDevice += bytes;
+            t.transfersDeviceToDevice += n;
+          }
+          for (const l of routeOf(p, src, dst) ?? []) t.linkBytes[l]! += bytes;
+          if (load) {
+            t.loads[dst]! += n;
+            t.loadBytes[dst]! += bytes;
+          }
+          if (writeback) {
+            t.writebacks[src]! += n;
+            t.writebackBytes += bytes;
+          }
+        }
+      }
     }
-    for (const l of routeOf(p, src, dst) ?? []) this.linkBytes[l]! += bytes;
-    if (kind === TransferKind.FETCH || kind === TransferKind.PREFETCH) {
-      this.loads[dst]!++;
-      this.loadBytes[dst]! += bytes;
-    }
-    if (
-      kind === TransferKind.WRITEBACK ||
-      kind === TransferKind.FLUSH ||
-      kind === TransferKind.WRITETHROUGH ||
-      kind === TransferKind.EARLY_WRITEBACK
-    ) {
-      this.writebacks[src]!++;
-      this.writebackBytes += bytes;
-    }
-  }
-
-  replicaAllocated(_handle: number, node: number): void {
-    const used = this.engine.memoryUsed(node);
-    if (used > this.peakMemory[node]!) this.peakMemory[node] = used;
-  }
-
-  replicaFreed(handle: number, node: number, reason: FreeReason): void {
-    if (reason === 'evict') this.evictions[node]!++;
-    else if (reason === 'discard') this.discardedBytes += this.engine.graph.handleSize.data[handle]!;
+    return t;
   }
 
   /** Total loads into device memories (not host memory, not a disk). */
   get totalLoads(): number {
+    const loads = this.loads;
     let s = 0;
     this.engine.platform.nodes.forEach((n, i) => {
-      if (n.kind === 'gpu') s += this.loads[i]!;
+      if (n.kind === 'gpu') s += loads[i]!;
     });
     return s;
   }

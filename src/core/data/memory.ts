@@ -224,6 +224,8 @@ export class MemoryManager {
     this.eviction.added(h, n);
     this.index.touch(slot);
     if (state === Replica.LOADING) e.scheduler.dataRequested?.(h, n);
+    const peak = e.counters.peakMemory;
+    if (this.used[n]! > peak[n]!) peak[n] = this.used[n]!;
     const hooks = e.hooks.replicaAllocated;
     for (let i = 0; i < hooks.length; i++) hooks[i]!(h, n, e.nowS);
   }
@@ -241,6 +243,8 @@ export class MemoryManager {
     this.eviction.removed(h, n);
     this.index.removed(slot);
     e.emit(Cmd.FREE, h, n);
+    if (reason === 'evict') e.counters.evictions[n]!++;
+    else if (reason === 'discard') e.counters.discardedBytes += e.graph.handleSize.data[h]!;
     const hooks = e.hooks.replicaFreed;
     for (let i = 0; i < hooks.length; i++) hooks[i]!(h, n, reason, e.nowS);
     e.scheduler.dataRemoved?.(h, n, reason);

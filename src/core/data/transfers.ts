@@ -258,6 +258,7 @@ export class Transfers {
       this.inbound[dst]!--;
     }
     if (r.loading[dstSlot] === id) r.loading[dstSlot] = -1;
+    e.counters.copied(kind, src, dst, e.graph.handleSize.data[h]!);
     const hooks = e.hooks.transferFinished;
     for (let i = 0; i < hooks.length; i++) hooks[i]!(id, e.nowS, current);
     if (

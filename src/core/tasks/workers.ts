@@ -420,6 +420,7 @@ export class WorkerPipelines {
     const e = this.e;
     e.tasks.state[task] = TaskState.RUNNING;
     e.emit(Cmd.RUN, task, w);
+    e.counters.startedAt[w] = e.nowS;
     const hooks = e.hooks.taskStarted;
     for (let i = 0; i < hooks.length; i++) hooks[i]!(task, w, e.nowS);
     applyWrites(e, task, this.node[w]!);
