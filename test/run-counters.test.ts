@@ -213,5 +213,5 @@ test('a simulation without a trace calls no observer per event; phases attach th
   });
   assert.equal(report.transfers, sim.stats.transfers);
   assert.equal(report.bytesToDevices, sim.stats.bytesToDevices);
-  assert.ok(report.energyJ !== undefined && report.energyJ > 0);
+  assert.ok((report.energyJ ?? 0) > 0);
 });
