@@ -184,27 +184,22 @@ test('a simulation without a trace calls no observer per event; phases attach th
       h.replicaFreed.length,
     ];
   };
-  const plain = generateWorkload('matmul2d', { tiles: 8, tileSize: 512 }).graph;
-  const sim = new Simulator({
-    graph: plain,
-    platform,
-    scheduler: createScheduler('eager'),
-    eviction: createEviction('lru'),
-    model: new PlatformModel(platform, plain),
-  });
-  sim.run();
+  const eagerRun = (graph: TaskGraph) => {
+    const run = new Simulator({
+      graph,
+      platform,
+      scheduler: createScheduler('eager'),
+      eviction: createEviction('lru'),
+      model: new PlatformModel(platform, graph),
+    });
+    run.run();
+    return run;
+  };
+  const sim = eagerRun(generateWorkload('matmul2d', { tiles: 8, tileSize: 512 }).graph);
   assert.deepEqual(hooksOf(sim.engine), [0, 0, 0, 0, 0, 0, 0, 0]);
   assert.ok(sim.stats.transfers > 0 && sim.stats.totalLoads > 0);
   // A graph with phases (jacobi's iterations): the per-phase bytes observer hears starts.
-  const phased = generateWorkload('jacobi', { tiles: 4, iterations: 3 }).graph;
-  const sim2 = new Simulator({
-    graph: phased,
-    platform,
-    scheduler: createScheduler('eager'),
-    eviction: createEviction('lru'),
-    model: new PlatformModel(platform, phased),
-  });
-  sim2.run();
+  const sim2 = eagerRun(generateWorkload('jacobi', { tiles: 4, iterations: 3 }).graph);
   assert.deepEqual(hooksOf(sim2.engine), [0, 0, 1, 0, 1, 0, 0, 0]);
   // The report's figures are the counters' (energy included: busy time from the engine).
   const { report } = simulate({
