@@ -23,6 +23,8 @@ export interface ReadyIndex {
   moved(task: number, worker: number, delta: number): void;
   /** Takes the first task of `worker`, or -1. */
   pop(worker: number): number;
+  /** The task pop(worker) would take now, left queued, or -1. */
+  peek(worker: number): number;
   /** Tasks queued on `worker`. */
   size(worker: number): number;
   /** `worker`'s tasks in pop order. */
@@ -173,13 +175,7 @@ export class PriorityBucketIndex implements ReadyIndex {
 
   pop(worker: number): number {
     if (this.queued[worker] === 0) return -1;
-    const top = this.tops[worker]!;
-    let c = top.peek();
-    while (this.classQueued[c] === 0) {
-      top.pop();
-      this.classInTop[c] = 0;
-      c = top.peek();
-    }
+    const c = this.topClass(worker);
     const sizes = this.classSizes[c]!;
     let b = 0;
     while (sizes[b] === 0) b++;
@@ -190,6 +186,27 @@ export class PriorityBucketIndex implements ReadyIndex {
     this.classQueued[c]!--;
     this.queued[worker]!--;
     return this.classTasks[c]!.data[slot]!;
+  }
+
+  peek(worker: number): number {
+    if (this.queued[worker] === 0) return -1;
+    const c = this.topClass(worker);
+    const sizes = this.classSizes[c]!;
+    let b = 0;
+    while (sizes[b] === 0) b++;
+    return this.classTasks[c]!.data[this.classBuckets[c]![b]!.first()]!;
+  }
+
+  /** `worker`'s class of highest priority with tasks (emptied classes met are dropped). */
+  private topClass(worker: number): number {
+    const top = this.tops[worker]!;
+    let c = top.peek();
+    while (this.classQueued[c] === 0) {
+      top.pop();
+      this.classInTop[c] = 0;
+      c = top.peek();
+    }
+    return c;
   }
 
   size(worker: number): number {

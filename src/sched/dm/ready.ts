@@ -13,25 +13,31 @@
  * - dmdas: (-priority, non-ready inputs, queue order): per worker and priority value the same
  *   bitsets over that class's positions (PriorityBucketIndex, priority-buckets.ts), and a heap
  *   of the classes; a count change moves a task between two bitsets of its class.
- * The non-ready counts are kept up to date incrementally instead of rescanning at each pop.
+ * The non-ready counts are kept incrementally instead of rescanning at each pop.
  *
  * Counting: `present[handle, node]` mirrors ctx.isValidOrLoading. On every data notification
  * about a handle (requested, loaded, removed) and for the handles a task writes when it
- * starts or finishes, each node's bit is compared with the engine's state; when one flips,
- * the tasks queued on that node's workers that read the handle (QueuedInputs' list) get
- * their count moved by one.
+ * starts or finishes, each node's bit is compared with the engine's state. When one goes to
+ * present, the tasks queued on that node's workers that were counted with it missing since it
+ * went absent (recorded when counted) get their count lowered by one. When one goes absent, only the
+ * moment is recorded (issue 25: on matmul2d every task is queued at start, and walking the
+ * readers of every evicted datum made dmdar's cost per task grow with the graph): the readers'
+ * counts are held below the truth until met. A held count is never above the truth, so the
+ * lowest bucket's first task is the pop unless its count is stale low; pop recounts that
+ * candidate and, if it moved up, takes the next one: the same task as with exact counts.
  *
  * Costs (q = tasks queued on the worker, a = accesses of the task, N = memory nodes,
  * k = tasks queued on the node that read the handle, L = distinct counts in use, <= a + 1,
  * P = distinct priorities queued on the worker):
  * - add (push):  O(a) + one insertion: O(log32 q), plus O(log P) dmdas
- * - pop:         O(L + log32 q), plus O(log P) per emptied class dmdas
- * - notification about a handle: O(N) + k moves of O(log32 q) each. The k term grows with
- *   the queues: on matmul2d, where every task is queued at start, a datum loaded or evicted
- *   moves the counts of all the tasks of its row or column still queued on the node.
- * - planned(w):  O(q / 32 + q) for the whole queue, plus O(P log P) dmdas.
+ * - pop:         O(L + log32 q + a) per candidate; a candidate found stale moves once per
+ *   absence of one of its inputs not yet counted, so the retries are paid for by evictions
+ * - notification about a handle: O(N), plus, when it becomes present, O(log32 q) per queued
+ *   reader counted with it missing since it went absent (a record each, kept per handle and
+ *   node while it is absent); an absence is O(1)
+ * - planned(w):  O(q x a) (every count brought up to date), plus O(P log P) dmdas.
  */
-import { growI32, growU8, IntList } from '../../core/growable.ts';
+import { FloatList, growF64, growI32, growU8, IntList } from '../../core/growable.ts';
 import type { SchedContext } from '../../core/policy.ts';
 import { AccessMode } from '../../core/types.ts';
 import { HierBitset } from './bitset.ts';
@@ -133,6 +139,14 @@ class BucketIndex implements ReadyIndex {
     return this.slotTask[worker]!.data[slot]!;
   }
 
+  peek(worker: number): number {
+    if (this.queued[worker] === 0) return -1;
+    const sizes = this.bucketSize[worker]!;
+    let b = 0;
+    while (sizes[b] === 0) b++;
+    return this.slotTask[worker]!.data[this.buckets[worker]![b]!.first()]!;
+  }
+
   size(worker: number): number {
     return this.queued[worker]!;
   }
@@ -150,7 +164,6 @@ class BucketIndex implements ReadyIndex {
 /** Per-worker queues popped by the ready criterion, optionally after priority. */
 export class ReadyQueues implements WorkerQueues {
   private ctx!: SchedContext;
-  private inputs!: QueuedInputs;
   private index!: ReadyIndex;
   private nn = 0;
   private workerNode = new Int32Array(0);
@@ -160,14 +173,23 @@ export class ReadyQueues implements WorkerQueues {
   private nonReady = new Int32Array(0);
   /** Mirrors isValidOrLoading per (handle, node); synced before every use, so 0 on growth is safe. */
   private present = new Uint8Array(0);
+  /** Per queued task: the epoch at which its count was last computed from the mirror. */
+  private countedAt = new Float64Array(0);
+  /**
+   * Per (handle, node) while it is absent: (task, epoch) pairs of the readers counted on the
+   * node with it missing (a count at that epoch): the tasks a presence must lower, those whose
+   * countedAt still equals the epoch. Emptied at each presence; created when first needed.
+   */
+  private missing: (FloatList | undefined)[] = [];
+  /** Orders count computations (strictly increasing). */
+  private epoch = 0;
   private levels = 1;
 
   /** @param byPriority order by priority first (dmdas), larger first. */
   constructor(private readonly byPriority: boolean) {}
 
-  init(ctx: SchedContext, inputs: QueuedInputs): void {
+  init(ctx: SchedContext, _inputs: QueuedInputs): void {
     this.ctx = ctx;
-    this.inputs = inputs;
     const g = ctx.graph;
     const nt = ctx.taskCapacity;
     const nw = ctx.platform.workers.length;
@@ -175,6 +197,9 @@ export class ReadyQueues implements WorkerQueues {
     this.taskWorker = new Int32Array(nt).fill(-1);
     this.nonReady = new Int32Array(nt);
     this.present = new Uint8Array(ctx.handleCapacity * this.nn);
+    this.countedAt = new Float64Array(nt);
+    this.missing = [];
+    this.epoch = 0;
     for (let h = 0; h < g.handleCount; h++) {
       for (let n = 0; n < this.nn; n++) this.present[h * this.nn + n] = ctx.isValidOrLoading(h, n) ? 1 : 0;
     }
@@ -197,6 +222,7 @@ export class ReadyQueues implements WorkerQueues {
     this.taskWorker = growI32(this.taskWorker, tasks, -1);
     this.nonReady = growI32(this.nonReady, tasks);
     this.present = growU8(this.present, handles * this.nn);
+    this.countedAt = growF64(this.countedAt, tasks);
     this.index.grow(tasks, this.nonReady);
   }
 
@@ -219,22 +245,80 @@ export class ReadyQueues implements WorkerQueues {
       this.index.ensureLevels(reads);
     }
     this.nonReady[task] = count;
+    this.counted(task, node);
     this.taskWorker[task] = worker;
     this.index.add(task, worker);
   }
 
   pop(worker: number): number {
+    // The first candidate whose count holds is the pop (see `refresh`).
+    for (let t = this.index.peek(worker); t >= 0 && this.refresh(t, worker); ) t = this.index.peek(worker);
     const t = this.index.pop(worker);
     if (t >= 0) this.taskWorker[t] = -1;
     return t;
+  }
+
+  /**
+   * Recounts queued `task`'s inputs missing on `worker`'s node; when the count held is below
+   * it (inputs evicted since, not counted: see `sync`), corrects it and moves the task to its
+   * bucket. True when it moved. O(accesses + log32 q).
+   */
+  private refresh(task: number, worker: number): boolean {
+    const g = this.ctx.graph;
+    const node = this.workerNode[worker]!;
+    const aEnd = g.accessStart.data[task + 1]!;
+    for (let a = g.accessStart.data[task]!; a < aEnd; a++) {
+      if (g.accessMode.data[a]! & AccessMode.R) this.sync(g.accessHandle.data[a]!, node);
+    }
+    let count = 0;
+    for (let a = g.accessStart.data[task]!; a < aEnd; a++) {
+      if (
+        g.accessMode.data[a]! & AccessMode.R &&
+        this.present[g.accessHandle.data[a]! * this.nn + node] === 0
+      )
+        count++;
+    }
+    const held = this.nonReady[task]!;
+    if (count === held) return false;
+    this.nonReady[task] = count;
+    this.counted(task, node);
+    this.index.moved(task, worker, count - held);
+    return true;
+  }
+
+  /**
+   * `task`'s count was just computed from the mirror of `node`: stamps it, and records it with
+   * each input it counted missing. O(a).
+   */
+  private counted(task: number, node: number): void {
+    const g = this.ctx.graph;
+    const epoch = ++this.epoch;
+    this.countedAt[task] = epoch;
+    const aEnd = g.accessStart.data[task + 1]!;
+    for (let a = g.accessStart.data[task]!; a < aEnd; a++) {
+      if (!(g.accessMode.data[a]! & AccessMode.R)) continue;
+      const s = g.accessHandle.data[a]! * this.nn + node;
+      if (this.present[s] !== 0) continue;
+      let list = this.missing[s];
+      if (list === undefined) {
+        list = new FloatList(8);
+        this.missing[s] = list;
+      }
+      list.push(task);
+      list.push(epoch);
+    }
   }
 
   size(worker: number): number {
     return this.index.size(worker);
   }
 
+  /** The pop order: every queued task's count brought up to date first. O(q x accesses). */
   planned(worker: number): Iterable<number> {
-    return this.index.planned(worker);
+    const queued = [...this.index.planned(worker)];
+    let moved = false;
+    for (const t of queued) if (this.refresh(t, worker)) moved = true;
+    return moved ? this.index.planned(worker) : queued;
   }
 
   /** The engine recycled tasks [0, k): per-task tables shift down, the index is rebuilt. */
@@ -242,11 +326,25 @@ export class ReadyQueues implements WorkerQueues {
     this.taskWorker.copyWithin(0, k);
     this.taskWorker.fill(-1, this.taskWorker.length - k);
     this.nonReady.copyWithin(0, k);
+    this.countedAt.copyWithin(0, k);
+    // Records of recycled tasks go (none is queued); the others follow their task's new id.
+    for (const list of this.missing) {
+      if (list === undefined) continue;
+      let kept = 0;
+      for (let i = 0; i < list.length; i += 2) {
+        const t = list.data[i]!;
+        if (t < k) continue;
+        list.data[kept++] = t - k;
+        list.data[kept++] = list.data[i + 1]!;
+      }
+      list.length = kept;
+    }
     this.index.rebase(k);
   }
 
-  /** The non-ready count the ordering holds for a queued task (for tests and tools). */
+  /** A queued task's inputs missing on its worker's node (for tests and tools). */
   nonReadyCount(task: number): number {
+    this.refresh(task, this.taskWorker[task]!);
     return this.nonReady[task]!;
   }
 
@@ -254,19 +352,30 @@ export class ReadyQueues implements WorkerQueues {
     for (let n = 0; n < this.nn; n++) this.sync(handle, n);
   }
 
-  /** Brings present[handle, node] in line with the engine, updating the queued readers. */
+  /**
+   * Brings present[handle, node] in line with the engine. An absence changes no count: the
+   * queued readers' counts are held below the truth until met (`refresh`), which cannot
+   * change what a pop takes, since a count held low only makes a task a candidate earlier,
+   * where it is recounted. A presence lowers the count of each queued reader counted with
+   * the handle missing since it went absent (its `missing` records), so that no count is ever
+   * held above the truth. O(1), plus O(log32 q) per reader so recorded on a presence.
+   */
   private sync(handle: number, node: number): void {
     const s = handle * this.nn + node;
     const now = this.ctx.isValidOrLoading(handle, node) ? 1 : 0;
     if (this.present[s] === now) return;
     this.present[s] = now;
-    const delta = now === 1 ? -1 : 1;
-    const inputs = this.inputs;
+    const list = this.missing[s];
+    if (now === 0 || list === undefined || list.length === 0) return;
     const index = this.index;
-    for (let a = inputs.head[s]!; a >= 0; a = inputs.next[a]!) {
-      const t = inputs.accessTask[a]!;
-      this.nonReady[t]! += delta;
-      index.moved(t, this.taskWorker[t]!, delta);
+    for (let i = 0; i < list.length; i += 2) {
+      const t = list.data[i]!;
+      const w = this.taskWorker[t]!;
+      // Still queued, and its count is the one that took the handle as missing.
+      if (w < 0 || this.countedAt[t] !== list.data[i + 1]) continue;
+      this.nonReady[t]!--;
+      index.moved(t, w, -1);
     }
+    list.length = 0;
   }
 }
