@@ -252,24 +252,23 @@ export class ReadyQueues implements WorkerQueues {
 
   pop(worker: number): number {
     // The first candidate whose count holds is the pop (see `refresh`).
-    for (let t = this.index.peek(worker); t >= 0 && this.refresh(t, worker); ) t = this.index.peek(worker);
+    for (let c = this.index.peek(worker); c >= 0 && this.refresh(c, worker); ) c = this.index.peek(worker);
     const t = this.index.pop(worker);
     if (t >= 0) this.taskWorker[t] = -1;
     return t;
   }
 
   /**
-   * Recounts queued `task`'s inputs missing on `worker`'s node; when the count held is below
-   * it (inputs evicted since, not counted: see `sync`), corrects it and moves the task to its
-   * bucket. True when it moved. O(accesses + log32 q).
+   * Recounts queued `task`'s inputs missing on `worker`'s node in the mirror (changing
+   * nothing else); when the count held is below it (inputs evicted since, not counted: see
+   * `sync`), corrects it and moves the task to its bucket. True when it moved.
+   * O(accesses + log32 q).
    */
   private refresh(task: number, worker: number): boolean {
     const g = this.ctx.graph;
     const node = this.workerNode[worker]!;
     const aEnd = g.accessStart.data[task + 1]!;
-    for (let a = g.accessStart.data[task]!; a < aEnd; a++) {
-      if (g.accessMode.data[a]! & AccessMode.R) this.sync(g.accessHandle.data[a]!, node);
-    }
+    // From the mirror as the notifications left it (as exact counts would have been).
     let count = 0;
     for (let a = g.accessStart.data[task]!; a < aEnd; a++) {
       if (
@@ -344,7 +343,8 @@ export class ReadyQueues implements WorkerQueues {
 
   /** A queued task's inputs missing on its worker's node (for tests and tools). */
   nonReadyCount(task: number): number {
-    this.refresh(task, this.taskWorker[task]!);
+    const w = this.taskWorker[task]!;
+    if (w >= 0) this.refresh(task, w);
     return this.nonReady[task]!;
   }
 
