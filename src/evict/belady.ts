@@ -14,6 +14,7 @@
  * future is rescanned: O(horizon x inputs + resident data) per victim. Both give the same
  * victim.
  */
+import { growI32 } from '../core/growable.ts';
 import type { EvictionContext } from '../core/policy.ts';
 import type { IndexedPlanner } from '../sched/plan-index.ts';
 import { ListEviction } from './list-eviction.ts';
@@ -23,6 +24,12 @@ export class BeladyEviction extends ListEviction {
   override readonly name = 'belady';
   /** How many future tasks per node are read. */
   readonly horizon: number;
+  /** Per handle: the number of the scan that last saw a use of it (scanVictim). */
+  private useScan = new Int32Array(0);
+  /** Per handle: its first position in that scan's future. */
+  private usePos = new Int32Array(0);
+  /** Scans so far. */
+  private scans = 0;
 
   constructor(horizon = 2_000) {
     super();
@@ -92,10 +99,25 @@ export class BeladyEviction extends ListEviction {
     return best;
   }
 
-  /** The victim from a scan of the known future (pipelines and plannedTasks). */
+  /**
+   * The victim from a scan of the known future (pipelines and plannedTasks): each handle's
+   * first position in it, kept in per-handle tables stamped with the scan's number (no map
+   * or allocation per scan).
+   */
   private scanVictim(node: number, allow?: (handle: number) => boolean): number {
     const g = this.ctx.graph;
-    const nextUse = new Map<number, number>();
+    if (this.useScan.length < g.handleCount) {
+      const n = Math.max(g.handleCount, 2 * this.useScan.length);
+      this.useScan = growI32(this.useScan, n);
+      this.usePos = growI32(this.usePos, n);
+    }
+    if (this.scans === 0x7fffffff) {
+      this.useScan.fill(0);
+      this.scans = 0;
+    }
+    const scan = ++this.scans;
+    const useScan = this.useScan;
+    const usePos = this.usePos;
     let pos = 0;
     for (const w of this.workersOf[node]!) {
       const futures: Iterable<number>[] = [this.ctx.pipeline(w)];
@@ -106,7 +128,10 @@ export class BeladyEviction extends ListEviction {
           if (pos >= this.horizon) break;
           for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
             const h = g.accessHandle.data[a]!;
-            if (!nextUse.has(h)) nextUse.set(h, pos);
+            if (useScan[h] !== scan) {
+              useScan[h] = scan;
+              usePos[h] = pos;
+            }
           }
           pos++;
         }
@@ -116,7 +141,7 @@ export class BeladyEviction extends ListEviction {
     let bestUse = -1;
     this.list.forEach(node, (h) => {
       if (!this.ctx.isEvictable(h, node) || (allow && !allow(h))) return;
-      const use = nextUse.get(h) ?? Number.POSITIVE_INFINITY;
+      const use = useScan[h] === scan ? usePos[h]! : Number.POSITIVE_INFINITY;
       if (use > bestUse) {
         bestUse = use;
         best = h;
