@@ -35,7 +35,8 @@
  * - notification about a handle: O(N), plus, when it becomes present, O(log32 q) per queued
  *   reader counted with it missing since it went absent (a record each, kept per handle and
  *   node while it is absent); an absence is O(1)
- * - planned(w):  O(q x a) (every count brought up to date), plus O(P log P) dmdas.
+ * - planned(w):  O(a + log32 q) per task read (each recounted as it comes), plus
+ *   O(P log P) dmdas.
  */
 import { FloatList, growF64, growI32, growU8, IntList } from '../../core/growable.ts';
 import type { SchedContext } from '../../core/policy.ts';
@@ -312,12 +313,15 @@ export class ReadyQueues implements WorkerQueues {
     return this.index.size(worker);
   }
 
-  /** The pop order: every queued task's count brought up to date first. O(q x accesses). */
-  planned(worker: number): Iterable<number> {
-    const queued = [...this.index.planned(worker)];
-    let moved = false;
-    for (const t of queued) if (this.refresh(t, worker)) moved = true;
-    return moved ? this.index.planned(worker) : queued;
+  /**
+   * The pop order, lazily: the index is walked bucket by bucket and each task recounted as
+   * it comes; one whose count was held low moves up to a later bucket, where the walk meets
+   * it again in its place (counts only move up while nothing else changes, and a bucket's
+   * walk reads the bitset when it starts). O(a + log32 q) per task read, so a reader that
+   * stops early (Belady's horizon) pays for what it read.
+   */
+  *planned(worker: number): Generator<number> {
+    for (const t of this.index.planned(worker)) if (!this.refresh(t, worker)) yield t;
   }
 
   /** The engine recycled tasks [0, k): per-task tables shift down, the index is rebuilt. */
