@@ -17,6 +17,8 @@ export class RunCounters {
   readonly copies: Float64Array;
   /** Bytes of the finished copies, same index as `copies`. */
   readonly copyBytes: Float64Array;
+  /** Finished copies counted so far (changes whenever the copy tables do). */
+  copiesCounted = 0;
   /** Replicas evicted from each node to make room. */
   readonly evictions: Float64Array;
   /** Bytes of scratch outputs discarded instead of written back. */
@@ -56,6 +58,7 @@ export class RunCounters {
     const i = (kind * this.nodes + src) * this.nodes + dst;
     this.copies[i]!++;
     this.copyBytes[i]! += bytes;
+    this.copiesCounted++;
   }
 
   /** A task that ran from `startS` to `endS` on `worker` with `flops` ended. O(1). */

@@ -42,6 +42,9 @@ export class RunStats implements EngineObserver {
   /** Bytes moved per phase of the tasks (the report's `iterations`). */
   readonly phaseTransfers: PhaseTransfers;
   private readonly counters: RunCounters;
+  private totals: CopyTotals | undefined;
+  /** copiesCounted when `totals` was summed. */
+  private totalsAt = -1;
 
   constructor(private readonly engine: Engine) {
     const p = engine.platform;
@@ -151,8 +154,18 @@ export class RunStats implements EngineObserver {
     return this.engine.tasks.worker;
   }
 
-  /** Every transfer figure, summed from the engine's per-(kind, source, destination) counts. */
+  /**
+   * Every transfer figure, summed from the engine's per-(kind, source, destination) counts;
+   * kept until another copy finishes (a report reads it once per field and node).
+   */
   private copyTotals(): CopyTotals {
+    if (this.totals !== undefined && this.totalsAt === this.counters.copiesCounted) return this.totals;
+    this.totals = this.sumCopies();
+    this.totalsAt = this.counters.copiesCounted;
+    return this.totals;
+  }
+
+  private sumCopies(): CopyTotals {
     const e = this.engine;
     const p = e.platform;
     const c = this.counters;

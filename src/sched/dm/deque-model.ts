@@ -80,12 +80,11 @@ export class DequeModelScheduler implements Scheduler {
   }
 
   /**
-   * The engine recycled tasks [0, k) and accesses [0, accesses): the estimator's, the input
-   * lists' and the queues' ids shift down (the same placements and pops follow).
+   * The engine recycled tasks [0, k): the estimator's and the queues' ids shift down (the
+   * same placements and pops follow; the input counts hold no ids).
    */
-  rebase(k: number, accesses: number): void {
+  rebase(k: number): void {
     this.estimator.rebase(k);
-    this.inputs.rebase(k, accesses);
     this.queues.rebase(k);
   }
 

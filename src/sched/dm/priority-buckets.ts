@@ -41,6 +41,13 @@ export interface ReadyIndex {
   rebase(k: number): void;
 }
 
+/** The lowest count whose bucket holds tasks (`sizes`: tasks per count; some must be non-zero). */
+export function lowestBucket(sizes: Int32Array): number {
+  let b = 0;
+  while (sizes[b] === 0) b++;
+  return b;
+}
+
 /** Set positions of the given bitsets, in increasing order (the queue order they index). */
 export function queuedSlots(sets: readonly (HierBitset | undefined)[], sizes: Int32Array): number[] {
   const slots: number[] = [];
@@ -177,8 +184,7 @@ export class PriorityBucketIndex implements ReadyIndex {
     if (this.queued[worker] === 0) return -1;
     const c = this.topClass(worker);
     const sizes = this.classSizes[c]!;
-    let b = 0;
-    while (sizes[b] === 0) b++;
+    const b = lowestBucket(sizes);
     const set = this.classBuckets[c]![b]!;
     const slot = set.first();
     set.clear(slot);
@@ -191,10 +197,7 @@ export class PriorityBucketIndex implements ReadyIndex {
   peek(worker: number): number {
     if (this.queued[worker] === 0) return -1;
     const c = this.topClass(worker);
-    const sizes = this.classSizes[c]!;
-    let b = 0;
-    while (sizes[b] === 0) b++;
-    return this.classTasks[c]!.data[this.classBuckets[c]![b]!.first()]!;
+    return this.classTasks[c]!.data[this.classBuckets[c]![lowestBucket(this.classSizes[c]!)]!.first()]!;
   }
 
   /** `worker`'s class of highest priority with tasks (emptied classes met are dropped). */

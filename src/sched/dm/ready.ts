@@ -43,7 +43,7 @@ import type { SchedContext } from '../../core/policy.ts';
 import { AccessMode } from '../../core/types.ts';
 import { HierBitset } from './bitset.ts';
 import type { QueuedInputs } from './inputs.ts';
-import { PriorityBucketIndex, queuedSlots, type ReadyIndex } from './priority-buckets.ts';
+import { lowestBucket, PriorityBucketIndex, queuedSlots, type ReadyIndex } from './priority-buckets.ts';
 import type { WorkerQueues } from './queues.ts';
 
 /** dmdar: per worker and count, a bitset over queue positions. */
@@ -130,8 +130,7 @@ class BucketIndex implements ReadyIndex {
   pop(worker: number): number {
     if (this.queued[worker] === 0) return -1;
     const sizes = this.bucketSize[worker]!;
-    let b = 0;
-    while (sizes[b] === 0) b++;
+    const b = lowestBucket(sizes);
     const set = this.buckets[worker]![b]!;
     const slot = set.first();
     set.clear(slot);
@@ -142,9 +141,7 @@ class BucketIndex implements ReadyIndex {
 
   peek(worker: number): number {
     if (this.queued[worker] === 0) return -1;
-    const sizes = this.bucketSize[worker]!;
-    let b = 0;
-    while (sizes[b] === 0) b++;
+    const b = lowestBucket(this.bucketSize[worker]!);
     return this.slotTask[worker]!.data[this.buckets[worker]![b]!.first()]!;
   }
 
