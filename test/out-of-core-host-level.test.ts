@@ -9,12 +9,16 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { TransferKind } from '../src/core/engine.ts';
 import { TaskGraph } from '../src/core/graph.ts';
+import { PlatformModel } from '../src/core/model.ts';
 import { AccessMode } from '../src/core/types.ts';
+import { createEviction } from '../src/evict/index.ts';
 import { withReadAhead } from '../src/exec/read-ahead.ts';
 import { attachDisk, withHostMemory } from '../src/platform/disk.ts';
 import { DartsScheduler } from '../src/sched/darts/darts.ts';
+import type { TaskData } from '../src/sched/darts/task-data.ts';
 import { HfpScheduler } from '../src/sched/hfp.ts';
 import { createScheduler } from '../src/sched/index.ts';
+import { Simulator } from '../src/sim/simulator.ts';
 import { testPlatform } from './helpers/platforms.ts';
 import { checkedRun } from './helpers/run.ts';
 
@@ -101,6 +105,72 @@ describe("DARTS's host level out of core", () => {
       r.stats.tasksRun.reduce((x, y) => x + y, 0),
       16,
     );
+  });
+
+  test("tasks planned on the host stay in their inputs' reader lists while tasks are submitted", () => {
+    // A 12 x 12 product submitted through a window of 16 tasks, three CPU workers, five blocks
+    // of host memory. Each submission appends readers to the data's lists, which drop the tasks
+    // DARTS took when they must grow; a task the host level planned is taken from the pool but
+    // may still go back to it (LUF's unplan finds it through those lists), so it must stay
+    // listed until the host hands it out. Checked after every submission and pop (this run
+    // dropped such a task 10 times before the fix).
+    const n = 12;
+    const g = new TaskGraph();
+    const k = g.addCodelet({ name: 'k', kinds: ['cpu'] });
+    const a = Array.from({ length: n }, () => g.addHandle(MB));
+    const b = Array.from({ length: n }, () => g.addHandle(MB));
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < n; j++)
+        g.submit(
+          k,
+          [
+            [a[i]!, R],
+            [b[j]!, R],
+          ],
+          { flops: 1e8 },
+        );
+    const platform = attachDisk(
+      withHostMemory(testPlatform({ gpus: 0, gpuCapacity: 0, cpus: 3 }), 5 * MB),
+      DISK,
+    );
+    const darts = new DartsScheduler();
+    const data = (): TaskData => (darts as unknown as { data: TaskData }).data;
+    const unlisted: string[] = [];
+    const check = (): void => {
+      const d = data();
+      for (let w = 0; w < platform.workers.length; w++) {
+        for (const p of darts.plannedTasks(w)) {
+          for (let i = d.inStart[p]!; i < d.inStart[p + 1]!; i++) {
+            const h = d.inHandle.data[i]!;
+            if (!d.readersOf(h).subarray(0, d.readerCount[h]!).includes(p))
+              unlisted.push(`task ${p}, datum ${h}`);
+          }
+        }
+      }
+    };
+    const pop = darts.pop.bind(darts);
+    darts.pop = (worker: number): number => {
+      const t = pop(worker);
+      check();
+      return t;
+    };
+    const submitted = darts.submitted.bind(darts);
+    darts.submitted = (from: number, to: number): void => {
+      submitted(from, to);
+      check();
+    };
+    const sim = new Simulator({
+      graph: g,
+      platform,
+      scheduler: darts,
+      eviction: createEviction('luf'),
+      model: new PlatformModel(platform, g),
+      submitWindow: 16,
+    });
+    sim.run();
+    assert.equal(sim.engine.finishedTasks, n * n);
+    assert.ok(darts.hostStats!.planned > 100);
+    assert.deepEqual(unlisted, []);
   });
 
   test('beside GPUs it is off unless asked for; without a disk it does not exist', () => {

@@ -256,7 +256,10 @@ export class DartsScheduler implements Scheduler {
     }
     const oldHandles = this.data.handles;
     const where = this.where;
-    this.data.add(g, from, to, g.handleCount, (t) => where[t] === TAKEN);
+    const host = this.host;
+    // A task the host level planned is TAKEN from the pool but may still be given back (LUF's
+    // unplan walks the reader lists): it stays in them until the host hands it out.
+    this.data.add(g, from, to, g.handleCount, (t) => where[t] === TAKEN && host?.isPlanned(t) !== true);
     const K = this.K;
     for (let h = oldHandles; h < g.handleCount; h++) {
       for (let k = 0; k < K; k++)

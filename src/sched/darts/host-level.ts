@@ -256,6 +256,11 @@ export class HostLevel {
     return this.planned.slice(this.head).filter((t) => this.plannedOn[t] === 1);
   }
 
+  /** True while task t is planned on the host and not handed out yet. O(1). */
+  isPlanned(t: number): boolean {
+    return this.plannedOn[t] === 1;
+  }
+
   /** Planned tasks of the host that read `handle` (LUF's n_p(D) at the host level). */
   plannedUsesOf(handle: number): number {
     return this.plannedUses[handle]!;
