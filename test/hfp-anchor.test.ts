@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Rng } from '../src/core/rng.ts';
 import { AnchorScores } from '../src/sched/hfp/anchor-scores.ts';
+import { PackInputs } from '../src/sched/hfp/pack-inputs.ts';
 
 /** hfp's anchor choice before issue 25: every datum's readers rescanned at each step. */
 function naiveBest(
@@ -68,7 +69,11 @@ test('hfp anchor scores: the incremental choice equals the rescan at every step 
     const tasks = Array.from({ length: n }, (_, t) => t);
     const inAnchor = new Uint8Array(H);
     const planned = new Uint8Array(n);
-    const scores = new AnchorScores(tasks, (t) => inputs[t]!, H, n, everywhere, inAnchor);
+    const scores = new AnchorScores(
+      PackInputs.ofLists(tasks, (t) => inputs[t]!, H, n),
+      everywhere,
+      inAnchor,
+    );
     let steps = 0;
     for (let pkg = 0; pkg < 6; pkg++) {
       const coRead = new Int32Array(H);

@@ -123,6 +123,7 @@ import { findChains, planChains } from './hfp/chains.ts';
 import { CpuRule } from './hfp/cpu-rule.ts';
 import { planGreedy } from './hfp/greedy.ts';
 import { HostStaging } from './hfp/host-staging.ts';
+import { PackInputs } from './hfp/pack-inputs.ts';
 import type { SchedulerOptions } from './options.ts';
 
 /** Tasks' footprint kept free of anchors on each GPU (the streamed inputs and outputs in flight). */
@@ -658,9 +659,7 @@ export class HfpScheduler implements Scheduler {
     const g = ctx.graph;
     const H = g.handleCount;
     const size = g.handleSize.data;
-    // Inputs per task (read accesses), readers per datum, over the tasks every GPU can run.
-    const inputs = new Map<number, number[]>();
-    const readers: number[][] = Array.from({ length: H }, () => []);
+    // The tasks every GPU can run; then their inputs (read accesses) and each datum's readers.
     const rest: number[] = [];
     const leftover: number[] = [];
     let footprint = 0;
@@ -669,28 +668,25 @@ export class HfpScheduler implements Scheduler {
         leftover.push(t);
         continue;
       }
-      const ins: number[] = [];
       let bytes = 0;
-      for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
-        const h = g.accessHandle.data[a]!;
-        bytes += size[h]!;
-        if (g.accessMode.data[a]! & AccessMode.R && !ins.includes(h)) ins.push(h);
-      }
+      for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++)
+        bytes += size[g.accessHandle.data[a]!]!;
       footprint = Math.max(footprint, bytes);
-      inputs.set(t, ins);
-      for (const h of ins) readers[h]!.push(t);
       rest.push(t);
     }
+    const inputs = PackInputs.ofGraph(g, rest);
+    const { local, inStart, inList, rdStart, rdList } = inputs;
     // Without memory pressure (every input fits in the GPUs together) DARTS loads each datum
     // about once per GPU already: no packages.
     let inputBytes = 0;
-    for (let h = 0; h < H; h++) if (readers[h]!.length > 0) inputBytes += size[h]!;
+    for (let h = 0; h < H; h++) if (inputs.readerCount(h) > 0) inputBytes += size[h]!;
     let capacity = 0;
     for (const w of this.gpus) capacity += ctx.memoryCapacity(ctx.platform.workers[w]!.node);
     if (inputBytes <= capacity) return [...leftover, ...rest];
     // A datum read by every task is resident everywhere: out of the anchor scores.
     const everywhere = new Uint8Array(H);
-    for (let h = 0; h < H; h++) if (rest.length > 1 && readers[h]!.length === rest.length) everywhere[h] = 1;
+    for (let h = 0; h < H; h++)
+      if (rest.length > 1 && inputs.readerCount(h) === rest.length) everywhere[h] = 1;
     const planned = new Uint8Array(g.taskCount);
     const work = this.gpus.map(() => 0);
     const plans: number[][] = this.gpus.map(() => []);
@@ -704,12 +700,21 @@ export class HfpScheduler implements Scheduler {
     let scores: AnchorScores | undefined; // built at the first package
     const recentOf: number[][] = this.gpus.map(() => []);
     let maxInput = 0;
-    for (const t of rest) for (const h of inputs.get(t)!) maxInput = Math.max(maxInput, size[h]!);
-    const streamOf = (t: number): number =>
-      inputs.get(t)!.find((h) => inAnchor[h] === 0 && everywhere[h] === 0) ?? -1;
+    for (let k = 0; k < inList.length; k++) maxInput = Math.max(maxInput, size[inList[k]!]!);
+    /** Task t's first input outside the anchor and the shared data, -1 when none. */
+    const streamOf = (t: number): number => {
+      const i = local[t]!;
+      for (let k = inStart[i]!; k < inStart[i + 1]!; k++) {
+        const h = inList[k]!;
+        if (inAnchor[h] === 0 && everywhere[h] === 0) return h;
+      }
+      return -1;
+    };
     const missing = (t: number): number => {
+      const i = local[t]!;
       let m = 0;
-      for (const h of inputs.get(t)!) if (inAnchor[h] === 0 && everywhere[h] === 0) m++;
+      for (let k = inStart[i]!; k < inStart[i + 1]!; k++)
+        if (inAnchor[inList[k]!] === 0 && everywhere[inList[k]!] === 0) m++;
       return m;
     };
     // Two plans: the packages, then the fewest-missing-data planner (hfp/greedy.ts) on what
@@ -724,15 +729,22 @@ export class HfpScheduler implements Scheduler {
       if (tasks.length === 0) return { order: this.gpus.map(() => []), bytes: 0 };
       if (!room.every((c) => c > 0)) return undefined;
       const start = new Int32Array(tasks.length + 1);
-      const flat: number[] = [];
-      tasks.forEach((t, i) => {
-        for (const h of inputs.get(t)!) if (everywhere[h] === 0) flat.push(h);
-        start[i + 1] = flat.length;
-      });
+      for (let j = 0; j < tasks.length; j++) {
+        const i = local[tasks[j]!]!;
+        let m = 0;
+        for (let k = inStart[i]!; k < inStart[i + 1]!; k++) if (everywhere[inList[k]!] === 0) m++;
+        start[j + 1] = start[j]! + m;
+      }
+      const flat = new Int32Array(start[tasks.length]!);
+      for (let j = 0, f = 0; j < tasks.length; j++) {
+        const i = local[tasks[j]!]!;
+        for (let k = inStart[i]!; k < inStart[i + 1]!; k++)
+          if (everywhere[inList[k]!] === 0) flat[f++] = inList[k]!;
+      }
       const r = planGreedy({
         n: tasks.length,
         start,
-        inputs: Int32Array.from(flat),
+        inputs: flat,
         size,
         handles: H,
         capacity: room,
@@ -750,7 +762,7 @@ export class HfpScheduler implements Scheduler {
     // (random tasks of 4 to 6 inputs), a first package's anchor growth costs seconds and covers
     // a few dozen tasks: they are skipped there.
     let reads = 0;
-    for (const t of rest) for (const h of inputs.get(t)!) if (everywhere[h] === 0) reads++;
+    for (let k = 0; k < inList.length; k++) if (everywhere[inList[k]!] === 0) reads++;
     const bound =
       alone === undefined
         ? Number.POSITIVE_INFINITY
@@ -769,7 +781,7 @@ export class HfpScheduler implements Scheduler {
       for (let j = 1; j < K; j++) if (work[j]! < work[k]!) k = j;
       let budget = budgets[k]!;
       // Grow the anchor: the datum of greatest (s1, s2) joins it (anchor-scores.ts).
-      scores ??= new AnchorScores(rest, (t) => inputs.get(t)!, H, g.taskCount, everywhere, inAnchor);
+      scores ??= new AnchorScores(inputs, everywhere, inAnchor);
       const anchor: number[] = [];
       for (;;) {
         const best = scores.best(budget, size);
@@ -784,7 +796,8 @@ export class HfpScheduler implements Scheduler {
       const own: number[] = [];
       const groups = new Map<number, number[]>();
       for (const a of anchor) {
-        for (const t of readers[a]!) {
+        for (let r = rdStart[a]!; r < rdStart[a + 1]!; r++) {
+          const t = rest[rdList[r]!]!;
           if (planned[t]) continue;
           const m = missing(t);
           if (m === 0) {
@@ -792,7 +805,7 @@ export class HfpScheduler implements Scheduler {
             scores.planned(t);
             own.push(t);
           } else if (m === 1) {
-            const d = inputs.get(t)!.find((h) => inAnchor[h] === 0 && everywhere[h] === 0)!;
+            const d = streamOf(t);
             planned[t] = 1;
             scores.planned(t);
             const list = groups.get(d) ?? [];
@@ -819,8 +832,9 @@ export class HfpScheduler implements Scheduler {
       const recent = new Set(recentOf[k]!.slice(-room));
       const pos = new Map(anchor.map((a, i) => [a, i]));
       const anchorPos = (t: number) => {
+        const i = local[t]!;
         let p = anchor.length;
-        for (const h of inputs.get(t)!) p = Math.min(p, pos.get(h) ?? p);
+        for (let k = inStart[i]!; k < inStart[i + 1]!; k++) p = Math.min(p, pos.get(inList[k]!) ?? p);
         return p;
       };
       // Then, while fewer than `room` are recent, the next streamed data join them: the new

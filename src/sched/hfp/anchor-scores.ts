@@ -15,6 +15,7 @@
  * the datum added and of each datum it makes co-read, undone once at the end of the growth;
  * a planned task O(inputs). Before, each step rescanned every reader of every datum.
  */
+import type { PackInputs } from './pack-inputs.ts';
 
 /** Incremental anchor scores over the tasks of one hfp plan. */
 export class AnchorScores {
@@ -40,42 +41,22 @@ export class AnchorScores {
   private readonly local: Int32Array;
 
   /**
-   * `tasks`: the tasks to plan; `inputs(t)` their distinct inputs; `handles` the data count;
-   * `everywhere[d]` 1 for data every task reads; `inAnchor[d]` the anchor, which the caller
-   * keeps (it reads it too); `taskCount` the graph's tasks.
+   * `inputs`: the tasks to plan and their distinct inputs (pack-inputs.ts, read, not
+   * changed); `everywhere[d]` 1 for data every task reads; `inAnchor[d]` the anchor, which
+   * the caller keeps (it reads it too).
    */
   constructor(
-    tasks: readonly number[],
-    inputs: (t: number) => readonly number[],
-    handles: number,
-    taskCount: number,
+    inputs: PackInputs,
     private readonly everywhere: Uint8Array,
     private readonly inAnchor: Uint8Array,
   ) {
-    const n = tasks.length;
-    this.local = new Int32Array(taskCount).fill(-1);
-    this.inStart = new Int32Array(n + 1);
-    let reads = 0;
-    for (let i = 0; i < n; i++) {
-      this.local[tasks[i]!] = i;
-      reads += inputs(tasks[i]!).length;
-      this.inStart[i + 1] = reads;
-    }
-    this.inList = new Int32Array(reads);
-    const count = new Int32Array(handles + 1);
-    for (let i = 0, k = 0; i < n; i++) {
-      for (const h of inputs(tasks[i]!)) {
-        this.inList[k++] = h;
-        count[h + 1]!++;
-      }
-    }
-    this.rdStart = new Int32Array(handles + 1);
-    for (let h = 0; h < handles; h++) this.rdStart[h + 1] = this.rdStart[h]! + count[h + 1]!;
-    this.rdList = new Int32Array(reads);
-    const fill = this.rdStart.slice(0, handles);
-    for (let i = 0; i < n; i++) {
-      for (let k = this.inStart[i]!; k < this.inStart[i + 1]!; k++) this.rdList[fill[this.inList[k]!]!++] = i;
-    }
+    const n = inputs.tasks.length;
+    const handles = inputs.handles;
+    this.local = inputs.local;
+    this.inStart = inputs.inStart;
+    this.inList = inputs.inList;
+    this.rdStart = inputs.rdStart;
+    this.rdList = inputs.rdList;
     this.m0 = new Int32Array(n);
     for (let i = 0; i < n; i++) {
       let m = 0;

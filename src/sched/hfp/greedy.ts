@@ -60,9 +60,10 @@ export function planGreedy(input: GreedyInput): GreedyPlan {
   const K = capacity.length;
   const work = [...input.work];
   const order: number[][] = capacity.map(() => []);
-  const readers: number[][] = Array.from({ length: H }, () => []);
   const planned = new Uint8Array(n);
   let left = 0;
+  // Each datum's readers among the tasks that fit, in task order: rdList[rdStart[h] .. rdStart[h + 1]).
+  const remainingReaders = new Int32Array(H);
   for (let t = 0; t < n; t++) {
     let bytes = 0;
     for (let a = start[t]!; a < start[t + 1]!; a++) bytes += size[inputs[a]!]!;
@@ -72,13 +73,19 @@ export function planGreedy(input: GreedyInput): GreedyPlan {
       continue;
     }
     left++;
-    for (let a = start[t]!; a < start[t + 1]!; a++) readers[inputs[a]!]!.push(t);
+    for (let a = start[t]!; a < start[t + 1]!; a++) remainingReaders[inputs[a]!]!++;
   }
-  const remainingReaders = new Int32Array(H);
-  for (let h = 0; h < H; h++) remainingReaders[h] = readers[h]!.length;
+  const rdStart = new Int32Array(H + 1);
+  for (let h = 0; h < H; h++) rdStart[h + 1] = rdStart[h]! + remainingReaders[h]!;
+  const rdList = new Int32Array(rdStart[H]!);
+  const fill = rdStart.slice(0, H);
+  for (let t = 0; t < n; t++) {
+    if (planned[t] !== 0) continue;
+    for (let a = start[t]!; a < start[t + 1]!; a++) rdList[fill[inputs[a]!]!++] = t;
+  }
   // The data some task reads, in index order: the only ones ever resident or completing tasks.
   const data: number[] = [];
-  for (let h = 0; h < H; h++) if (readers[h]!.length > 0) data.push(h);
+  for (let h = 0; h < H; h++) if (remainingReaders[h]! > 0) data.push(h);
   const resident = capacity.map(() => new Uint8Array(H));
   const used = capacity.map(() => 0);
   const stamp = capacity.map(() => new Float64Array(H));
@@ -119,7 +126,8 @@ export function planGreedy(input: GreedyInput): GreedyPlan {
     loadedBytes += s;
     const m = miss[k]!;
     const o = one[k]!;
-    for (const t of readers[d]!) {
+    for (let i = rdStart[d]!; i < rdStart[d + 1]!; i++) {
+      const t = rdList[i]!;
       if (planned[t] !== 0) continue;
       const before = m[t]!;
       m[t] = before - 1;
@@ -148,7 +156,8 @@ export function planGreedy(input: GreedyInput): GreedyPlan {
     r[victim] = 0;
     used[k]! -= size[victim]!;
     const o = one[k]!;
-    for (const t of readers[victim]!) {
+    for (let i = rdStart[victim]!; i < rdStart[victim + 1]!; i++) {
+      const t = rdList[i]!;
       if (planned[t] !== 0) continue;
       const before = m[t]!;
       m[t] = before + 1;
@@ -204,7 +213,8 @@ export function planGreedy(input: GreedyInput): GreedyPlan {
     }
     if (d >= 0) {
       const soft: number[] = [];
-      for (const c of readers[d]!) {
+      for (let i = rdStart[d]!; i < rdStart[d + 1]!; i++) {
+        const c = rdList[i]!;
         if (planned[c] !== 0 || miss[k]![c] !== 1) continue;
         for (let a = start[c]!; a < start[c + 1]!; a++) {
           const h = inputs[a]!;
