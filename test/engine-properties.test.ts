@@ -2,7 +2,9 @@
  * Property tests over random task graphs and platforms (fast-check): at every event no node
  * exceeds its capacity, tasks run after their predecessors on valid inputs holding the
  * sequential execution's values, the only latest copy is never dropped, the final data
- * equal the sequential execution's, and two runs with the same seed give identical traces.
+ * equal the sequential execution's, and two runs with the same seed give identical traces;
+ * half the runs submit the graph progressively through a window (the simulator's application
+ * thread, SimOptions.submitWindow) where the scheduler takes tasks while it runs.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -30,10 +32,23 @@ const runArb = fc.record({
   // Clean buffers: off half the time, else a minimum in [1, 100] and a target at or above it.
   minClean: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 100 })),
   targetExtra: fc.integer({ min: 0, max: 50 }),
+  // Progressive submission (SimOptions.submitWindow) half the time, where the scheduler takes
+  // tasks while it runs and the graph has no explicit dependency a window could submit late.
+  submitWindow: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 40 })),
 });
 
 /** One draw of runArb. */
 type RunParams = typeof runArb extends fc.Arbitrary<infer T> ? T : never;
+
+/**
+ * The submission window of `run` on a graph built from `spec`: its window where the scheduler
+ * takes tasks while it runs and the graph has no explicit dependency (added after every task,
+ * they would reach tasks a window already submitted), else undefined (the whole graph at once).
+ */
+function windowOf(run: RunParams, spec: { explicit: readonly unknown[] }): number | undefined {
+  const dynamic = createScheduler(run.sched).dynamic === true;
+  return run.submitWindow > 0 && dynamic && spec.explicit.length === 0 ? run.submitWindow : undefined;
+}
 
 /**
  * Runs `run` on `g` and `platform` twice with the invariant checker: no violation, the run
@@ -44,9 +59,10 @@ function checkedTwice(
   g: ReturnType<typeof buildGraph>['g'],
   platform: Parameters<typeof checkedRun>[1],
   run: RunParams,
+  submitWindow: number | undefined,
 ) {
   fc.pre(run.eviction !== 'luf' || createScheduler(run.sched).plannedTasks !== undefined);
-  const opts = { ...run, targetClean: Math.min(100, run.minClean + run.targetExtra) };
+  const opts = { ...run, targetClean: Math.min(100, run.minClean + run.targetExtra), submitWindow };
   const first = checkedRun(g, platform, opts);
   assert.deepEqual(first.checker.violations, []);
   assert.ok(first.checker.finished, 'the run finished');
@@ -61,7 +77,7 @@ test('invariants hold and runs are deterministic on random graphs and platforms'
       const built = buildGraph(spec, run.hintEvery);
       const g = built.g;
       const platform = machinePlatform(pm, built);
-      const first = checkedTwice(g, platform, run);
+      const first = checkedTwice(g, platform, run, windowOf(run, spec));
       // The clean-buffer counts follow the replicas: all flushed, and one per allocated replica.
       const e = first.engine;
       const nn = platform.nodes.length;
@@ -97,7 +113,7 @@ test('out of core: with a disk below a capped host memory, the invariants hold o
           latency: diskLatency,
         };
         const platform = attachDisk(withHostMemory(machinePlatform(pm, built), host), disk);
-        checkedTwice(g, platform, run);
+        checkedTwice(g, platform, run, windowOf(run, spec));
       },
     ),
     { numRuns: Number(process.env.PROPERTY_RUNS ?? 150), seed: Number(process.env.PROPERTY_SEED ?? 42) },
@@ -127,7 +143,7 @@ test("seed 004's coherence policies keep the invariants on random graphs and pla
           gpuNodes.length === 0 ? -1 : gpuNodes[(h * 2654435761 + c.ownerSeed) % gpuNodes.length]!,
         );
         const coherence = runtimeVersion(c.version, owners, c.cacheLines);
-        const r = checkedRun(g, platform, { ...run, coherence });
+        const r = checkedRun(g, platform, { ...run, coherence, submitWindow: windowOf(run, spec) });
         assert.deepEqual(r.checker.violations, []);
         assert.ok(r.checker.finished, 'the run finished');
       },

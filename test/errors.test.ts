@@ -138,6 +138,18 @@ describe('library errors', () => {
       'LOCUS_OPTION_INVALID',
       /^submitWindow must be a positive integer \(got 0\)$/,
     );
+    // A dependency added once later tasks were submitted: refused before the run, not midway.
+    const late = new TaskGraph();
+    const k = late.addCodelet({ name: 'k', kinds: ['gpu'] });
+    const [a, b] = [late.addHandle(1000), late.addHandle(1000)];
+    for (let i = 0; i < 6; i++) late.submit(k, [[i < 3 ? a : b, AccessMode.RW]], { flops: 1e6 });
+    late.addDependency(0, 4);
+    throwsCode(
+      () => simulate({ graph: late, platform, submitWindow: 2 }),
+      'LOCUS_OPTION_CONFLICT',
+      /^submitWindow: the dependency #0 -> #4 was added after task #5 was submitted; .* or run without submitWindow$/,
+    );
+    assert.equal(simulate({ graph: late, platform, submitWindow: 6 }).report.tasks, 6);
     throwsCode(
       () => simulate({ graph: oneTask(), platform, scheduler: 'nope' }),
       'LOCUS_NAME_UNKNOWN',

@@ -76,6 +76,25 @@ export interface SimResult {
   schedulingS: number;
 }
 
+/**
+ * A window submits a graph built beforehand in order, task by task, with the dependencies
+ * into each task: those must come in the order of the tasks they lead to, as the graph
+ * records dependencies inferred from data and those added right after their later task.
+ * A dependency added once later tasks were submitted (after the whole graph was built, say)
+ * would reach a task the window already submitted: refused here, before the run. O(edges).
+ */
+function checkEdgeOrder(graph: TaskGraph): void {
+  const target = graph.edgeTarget.data;
+  for (let e = 1; e < graph.edgeCount; e++) {
+    if (target[e]! >= target[e - 1]!) continue;
+    const from = graph.taskLabel(graph.edgeSource.data[e]!);
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      `submitWindow: the dependency ${from} -> ${graph.taskLabel(target[e]!)} was added after task ${graph.taskLabel(target[e - 1]!)} was submitted; a window submits the graph in order, so add each dependency right after submitting its later task, or run without submitWindow`,
+    );
+  }
+}
+
 /** Drives an Engine in virtual time. */
 export class Simulator {
   /** The engine being driven (attach observers before run()). */
@@ -107,6 +126,7 @@ export class Simulator {
       );
     }
     const { graph, platform, scheduler, eviction, model, seed, onProgress } = options;
+    if (w !== undefined && options.source === undefined && w < graph.taskCount) checkEdgeOrder(graph);
     // A source's total is unknown until it ends (NaN); counts include recycled tasks.
     const total = options.source !== undefined ? Number.NaN : graph.taskCount;
     // The simulated backend with the simulator's own options (noise, charged scheduling, ea1's

@@ -47,6 +47,8 @@ export interface CheckedRunOptions {
   targetClean?: number;
   observers?: EngineObserver[];
   coherence?: CoherenceOptions;
+  /** Submit progressively, at most this many tasks not ended at once (SimOptions.submitWindow). */
+  submitWindow?: number;
 }
 
 /** Simulates and returns the checker, the statistics and the timing. */
@@ -70,6 +72,7 @@ export function checkedRun(graph: TaskGraph, platform: Platform, o: CheckedRunOp
     minClean: o.minClean,
     targetClean: o.targetClean,
     coherence: o.coherence,
+    submitWindow: o.submitWindow,
   });
   const checker = new InvariantChecker(sim.engine);
   const stats = new RunStats(sim.engine);
