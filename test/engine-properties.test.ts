@@ -13,6 +13,7 @@ import { runtimeVersion } from '../src/coherence/versions.ts';
 import { EVICTION_POLICIES } from '../src/evict/index.ts';
 import { attachDisk, withHostMemory } from '../src/platform/disk.ts';
 import { createScheduler, SCHEDULERS } from '../src/sched/index.ts';
+import { testPlatform } from './helpers/platforms.ts';
 import { buildGraph, graphSpecArb, machineArb, machinePlatform } from './helpers/random-graphs.ts';
 import { checkedRun } from './helpers/run.ts';
 
@@ -114,6 +115,40 @@ test('out of core: with a disk below a capped host memory, the invariants hold o
         };
         const platform = attachDisk(withHostMemory(machinePlatform(pm, built), host), disk);
         checkedTwice(g, platform, run, windowOf(run, spec));
+      },
+    ),
+    { numRuns: Number(process.env.PROPERTY_RUNS ?? 150), seed: Number(process.env.PROPERTY_SEED ?? 42) },
+  );
+});
+
+test('out of core without GPUs: the host levels (DARTS, hfp) keep the invariants on random graphs', () => {
+  // CPU workers only, host memory capped above one task's data, the disk below it: DARTS and
+  // hfp plan host memory (src/sched/darts/host-level.ts), the others run as on any machine.
+  fc.assert(
+    fc.property(
+      graphArb,
+      runArb,
+      fc.integer({ min: 1, max: 3 }),
+      fc.integer({ min: 0, max: 8 }),
+      ({ spec }, run, cpus, hostExtra) => {
+        fc.pre(run.sched !== 'static'); // binds tasks to GPUs: refuses a machine without one
+        const cpuSpec = {
+          ...spec,
+          tasks: spec.tasks.map((t) => ({
+            ...t,
+            kinds: t.kinds.includes('cpu') ? t.kinds : (['cpu'] as const),
+          })),
+        };
+        const built = buildGraph(cpuSpec, run.hintEvery);
+        const disk = { name: 'disk', capacity: 1e12, readBandwidth: 5e8, writeBandwidth: 4e8, latency: 1e-5 };
+        const platform = attachDisk(
+          withHostMemory(
+            testPlatform({ gpus: 0, gpuCapacity: 0, cpus }),
+            built.maxFootprint + hostExtra * 1000,
+          ),
+          disk,
+        );
+        checkedTwice(built.g, platform, run, windowOf(run, cpuSpec));
       },
     ),
     { numRuns: Number(process.env.PROPERTY_RUNS ?? 150), seed: Number(process.env.PROPERTY_SEED ?? 42) },
