@@ -225,6 +225,13 @@ export interface EvictionPolicy {
   grow?(tasks: number, handles: number): void;
   /** Optional: task ids shift down by k (see Scheduler.rebase); absent keeps the engine from recycling. */
   rebase?(k: number): void;
+  /**
+   * True when victim() returns -1 only when no replica of the node is evictable and accepted
+   * by `allow` (whatever the policy's own state): the memory manager then skips a search that
+   * failed with the same filter until a replica of the node becomes more eligible (a
+   * prefetch that cannot make room retries in O(1)). LRU, FIFO, LUF and Belady are.
+   */
+  readonly exhaustive?: boolean;
   /** A replica of `handle` was allocated on `node`. */
   added(handle: number, node: number): void;
   /** A task on `node` is about to use `handle`. */

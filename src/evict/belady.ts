@@ -14,22 +14,20 @@
  * future is rescanned: O(horizon x inputs + resident data) per victim. Both give the same
  * victim.
  */
-import { growI32 } from '../core/growable.ts';
 import type { EvictionContext } from '../core/policy.ts';
 import type { IndexedPlanner } from '../sched/plan-index.ts';
+import { FirstUses } from './first-uses.ts';
 import { ListEviction } from './list-eviction.ts';
 
 /** Furthest next use first. */
 export class BeladyEviction extends ListEviction {
   override readonly name = 'belady';
+  /** -1 only when no replica is evictable and allowed (EvictionPolicy.exhaustive). */
+  readonly exhaustive = true;
   /** How many future tasks per node are read. */
   readonly horizon: number;
-  /** Per handle: the number of the scan that last saw a use of it (scanVictim). */
-  private useScan = new Int32Array(0);
-  /** Per handle: its first position in that scan's future. */
-  private usePos = new Int32Array(0);
-  /** Scans so far. */
-  private scans = 0;
+  /** Each handle's first position in the future scanVictim reads. */
+  private readonly firstUse = new FirstUses();
 
   constructor(horizon = 2_000) {
     super();
@@ -106,18 +104,8 @@ export class BeladyEviction extends ListEviction {
    */
   private scanVictim(node: number, allow?: (handle: number) => boolean): number {
     const g = this.ctx.graph;
-    if (this.useScan.length < g.handleCount) {
-      const n = Math.max(g.handleCount, 2 * this.useScan.length);
-      this.useScan = growI32(this.useScan, n);
-      this.usePos = growI32(this.usePos, n);
-    }
-    if (this.scans === 0x7fffffff) {
-      this.useScan.fill(0);
-      this.scans = 0;
-    }
-    const scan = ++this.scans;
-    const useScan = this.useScan;
-    const usePos = this.usePos;
+    const firstUse = this.firstUse;
+    firstUse.begin(g.handleCount);
     let pos = 0;
     for (const w of this.workersOf[node]!) {
       const futures: Iterable<number>[] = [this.ctx.pipeline(w)];
@@ -126,27 +114,26 @@ export class BeladyEviction extends ListEviction {
       for (const future of futures) {
         for (const t of future) {
           if (pos >= this.horizon) break;
-          for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
-            const h = g.accessHandle.data[a]!;
-            if (useScan[h] !== scan) {
-              useScan[h] = scan;
-              usePos[h] = pos;
-            }
-          }
+          for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++)
+            firstUse.record(g.accessHandle.data[a]!, pos);
           pos++;
         }
       }
     }
     let best = -1;
     let bestUse = -1;
-    this.list.forEach(node, (h) => {
-      if (!this.ctx.isEvictable(h, node) || (allow && !allow(h))) return;
-      const use = useScan[h] === scan ? usePos[h]! : Number.POSITIVE_INFINITY;
+    const list = this.list;
+    const nodes = this.ctx.platform.nodes.length;
+    for (let s = list.headSlot(node); s >= 0; s = list.nextSlot(s)) {
+      const h = (s - node) / nodes;
+      if (!this.ctx.isEvictable(h, node) || (allow && !allow(h))) continue;
+      const p = firstUse.get(h);
+      const use = p >= 0 ? p : Number.POSITIVE_INFINITY;
       if (use > bestUse) {
         bestUse = use;
         best = h;
       }
-    });
+    }
     return best;
   }
 }

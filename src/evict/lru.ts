@@ -25,6 +25,8 @@ export type IndexUse = 'auto' | 'always' | 'never';
 /** Least recently used first. */
 export class LruEviction extends ListEviction {
   readonly name: string = 'lru';
+  /** -1 only when no replica is evictable and allowed (EvictionPolicy.exhaustive). */
+  readonly exhaustive = true;
   private readonly use: IndexUse;
   private indexed: boolean;
   private searches = 0;

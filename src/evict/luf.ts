@@ -15,6 +15,7 @@
 import type { EvictionContext } from '../core/policy.ts';
 import { LocusError } from '../core/types.ts';
 import type { IndexedPlanner } from '../sched/plan-index.ts';
+import { FirstUses } from './first-uses.ts';
 import { ListEviction } from './list-eviction.ts';
 
 /** A scheduler that counts planned uses of a datum per worker and can unplan tasks (DARTS). */
@@ -26,7 +27,11 @@ interface PlanningScheduler extends Partial<IndexedPlanner> {
 /** Least used in the future, then Belady on the task buffer. */
 export class LufEviction extends ListEviction {
   override readonly name = 'luf';
+  /** -1 only when no replica is evictable and allowed (EvictionPolicy.exhaustive). */
+  readonly exhaustive = true;
   private sched!: PlanningScheduler & EvictionContext['scheduler'];
+  /** Each datum's first position in the task buffers (the Belady key of the victim search). */
+  private readonly nextUse = new FirstUses();
 
   override init(ctx: EvictionContext): void {
     super.init(ctx);
@@ -43,14 +48,13 @@ export class LufEviction extends ListEviction {
     const g = this.ctx.graph;
     const workers = this.workersOf[node]!;
     // Next use of each datum in the task buffers, by position (Belady's key).
-    const nextUse = new Map<number, number>();
+    const nextUse = this.nextUse;
+    nextUse.begin(g.handleCount);
     let pos = 0;
     for (const w of workers) {
       for (const t of this.ctx.pipeline(w)) {
-        for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
-          const h = g.accessHandle.data[a]!;
-          if (!nextUse.has(h)) nextUse.set(h, pos);
-        }
+        for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++)
+          nextUse.record(g.accessHandle.data[a]!, pos);
         pos++;
       }
     }
@@ -61,10 +65,13 @@ export class LufEviction extends ListEviction {
     let bestPlanned = Number.POSITIVE_INFINITY;
     let belady = -1;
     let beladyUse = -1;
-    this.list.forEach(node, (h) => {
-      if (!this.ctx.isEvictable(h, node) || (allow && !allow(h))) return;
+    const list = this.list;
+    const nodes = this.ctx.platform.nodes.length;
+    for (let s = list.headSlot(node); s >= 0; s = list.nextSlot(s)) {
+      const h = (s - node) / nodes;
+      if (!this.ctx.isEvictable(h, node) || (allow && !allow(h))) continue;
       const use = nextUse.get(h);
-      if (use === undefined) {
+      if (use < 0) {
         let np = 0;
         if (planned) np = planned.get(h) ?? 0;
         else if (view) np = view.index.usesIn(view.group, h);
@@ -77,7 +84,7 @@ export class LufEviction extends ListEviction {
         beladyUse = use;
         belady = h;
       }
-    });
+    }
     const victim = best >= 0 ? best : belady;
     if (victim >= 0 && !peek) this.sched.unplan?.(victim, node);
     return victim;

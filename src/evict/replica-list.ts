@@ -100,6 +100,16 @@ export class ReplicaList {
     for (let s = this.head[node]!; s >= 0; s = this.next[s]!) if (fn((s - node) / this.nodes)) return;
   }
 
+  /** The first slot (handle * nodes + node) of node's list, least recent, or -1. */
+  headSlot(node: number): number {
+    return this.head[node]!;
+  }
+
+  /** The slot after `slot` in its node's list, or -1: walks allocate no closure. */
+  nextSlot(slot: number): number {
+    return this.next[slot]!;
+  }
+
   /** Calls fn on every handle of node's list, least recent first. */
   forEach(node: number, fn: (handle: number) => void): void {
     for (let s = this.head[node]!; s >= 0; s = this.next[s]!) fn((s - node) / this.nodes);

@@ -47,6 +47,11 @@ export class EvictionIndex {
   private ranked: RankedEviction | undefined;
   /** Per node, the scheduler's filter when its changes are notified (EVICT_HELD). */
   private held: (((handle: number) => boolean) | undefined)[] | undefined;
+  /**
+   * Per node: touches so far, a number that changes whenever a replica of the node may have
+   * become eligible for more searches (the memory manager's memo of failed searches).
+   */
+  private readonly generations: Float64Array;
   /** Filters whose meaning the index knows, with the class bits they refuse. */
   private readonly described = new Map<(handle: number) => boolean, number>();
 
@@ -55,6 +60,12 @@ export class EvictionIndex {
     this.mem = memory;
     this.r = engine.replicas;
     this.nn = engine.platform.nodes.length;
+    this.generations = new Float64Array(this.nn);
+  }
+
+  /** Node n's generation: unchanged since a search failed means it would fail again. O(1). */
+  generation(n: number): number {
+    return this.generations[n]!;
   }
 
   /** Per-handle tables now hold `handleCap` handles. */
@@ -92,10 +103,13 @@ export class EvictionIndex {
    * home copy's state). O(log n); nothing before the first search.
    */
   touch(slot: number): void {
-    if (this.heaps === undefined) return;
     const nn = this.nn;
     const n = slot % nn;
     const h = (slot - n) / nn;
+    const gen = this.generations;
+    if (n !== this.r.home[h]) gen[n]!++;
+    else for (let m = 0; m < nn; m++) if (m !== n) gen[m]!++;
+    if (this.heaps === undefined) return;
     if (n !== this.r.home[h]) {
       this.place(slot, h, n);
       return;

@@ -55,6 +55,9 @@ import {
   type ReplicaTable,
 } from './replicas.ts';
 
+/** LOCUS_CHECK_EVICTION_INDEX=1: a search the memo skips is run anyway and must find nothing. */
+const CHECK_MEMO = globalThis.process?.env?.LOCUS_CHECK_EVICTION_INDEX === '1';
+
 /** Capacity, allocation and eviction of every memory node. */
 export class MemoryManager {
   /** Bytes allocated per node. */
@@ -82,6 +85,12 @@ export class MemoryManager {
 
   /** The evictable replicas by class and rank, for ranked eviction policies (eviction-index.ts). */
   readonly index: EvictionIndex;
+
+  /**
+   * Per node and filter class bits (n * 8 + bits): the eviction index's generation of n when
+   * a policy search with that filter last found nothing (-1: none). See policyVictim.
+   */
+  private readonly failedAt: Float64Array;
 
   /** Per node, handles given a wontUse hint (stale entries are dropped as they are met). */
   private readonly hinted: IntList[];
@@ -127,6 +136,7 @@ export class MemoryManager {
     this.count = new Int32Array(this.nn);
     this.dirty = new Int32Array(this.nn);
     this.index = new EvictionIndex(engine, this);
+    this.failedAt = new Float64Array(this.nn * 8).fill(-1);
   }
 
   /** Per-handle tables now hold `handleCap` handles. */
@@ -387,13 +397,38 @@ export class MemoryManager {
     if (this.cleanFirst) {
       this.filterNode = n;
       this.filterAllow = allow;
-      const v = this.eviction.victim(n, this.cleanFilter);
+      const v = this.policyVictim(n, this.cleanFilter);
       this.filterAllow = undefined;
       if (v >= 0) return v;
       const dirty = this.hintedVictim(n, allow, false);
       if (dirty >= 0) return dirty;
     }
-    return this.eviction.victim(n, allow);
+    return this.policyVictim(n, allow);
+  }
+
+  /**
+   * The eviction policy's victim on node n among what `allow` accepts, or -1. An exhaustive
+   * policy (EvictionPolicy.exhaustive) is not asked again with a filter the eviction index
+   * knows while a search with it failed and no replica of n became more eligible since (the
+   * index's generation of n): the same search fails again, so a prefetch retried at every
+   * event costs O(1) rather than a walk of the node's data. LOCUS_CHECK_EVICTION_INDEX=1 asks
+   * anyway and checks that it finds nothing.
+   */
+  private policyVictim(n: number, allow: ((handle: number) => boolean) | undefined): number {
+    const bits = this.eviction.exhaustive === true ? this.filterBits(allow) : -1;
+    if (bits < 0) return this.eviction.victim(n, allow);
+    const key = n * 8 + bits;
+    const gen = this.index.generation(n);
+    if (this.failedAt[key] === gen) {
+      if (CHECK_MEMO && this.eviction.victim(n, allow, true) >= 0)
+        throw new Error(
+          `eviction memo: a search on node ${n} (filter bits ${bits}) failed, yet finds a victim now`,
+        );
+      return -1;
+    }
+    const v = this.eviction.victim(n, allow);
+    if (v < 0) this.failedAt[key] = gen;
+    return v;
   }
 
   /**
