@@ -91,6 +91,10 @@ export class MemoryManager {
    * a policy search with that filter last found nothing (-1: none). See policyVictim.
    */
   private readonly failedAt: Float64Array;
+  /** Per node: the last filter policyVictim was given, its inner filter, and their bits. */
+  private readonly lastFilter: (((handle: number) => boolean) | undefined | null)[];
+  private readonly lastInner: (((handle: number) => boolean) | undefined | null)[];
+  private readonly lastBits: Int32Array;
 
   /** Per node, handles given a wontUse hint (stale entries are dropped as they are met). */
   private readonly hinted: IntList[];
@@ -137,6 +141,9 @@ export class MemoryManager {
     this.dirty = new Int32Array(this.nn);
     this.index = new EvictionIndex(engine, this);
     this.failedAt = new Float64Array(this.nn * 8).fill(-1);
+    this.lastFilter = new Array(this.nn).fill(null);
+    this.lastInner = new Array(this.nn).fill(null);
+    this.lastBits = new Int32Array(this.nn).fill(-1);
   }
 
   /** Per-handle tables now hold `handleCap` handles. */
@@ -415,7 +422,17 @@ export class MemoryManager {
    * anyway and checks that it finds nothing.
    */
   private policyVictim(n: number, allow: ((handle: number) => boolean) | undefined): number {
-    const bits = this.eviction.exhaustive === true ? this.filterBits(allow) : -1;
+    if (this.eviction.exhaustive !== true) return this.eviction.victim(n, allow);
+    // The filter's bits, remembered per node for the last filter asked (a filter's meaning
+    // never changes once the index knows it): no map lookup per search.
+    const inner = allow === this.cleanFilter ? this.filterAllow : undefined;
+    let bits = this.lastBits[n]!;
+    if (allow !== this.lastFilter[n] || inner !== this.lastInner[n]) {
+      bits = this.filterBits(allow);
+      this.lastFilter[n] = allow;
+      this.lastInner[n] = inner;
+      this.lastBits[n] = bits;
+    }
     if (bits < 0) return this.eviction.victim(n, allow);
     const key = n * 8 + bits;
     const gen = this.index.generation(n);
