@@ -41,6 +41,11 @@ const runArb = fc.record({
 /** One draw of runArb. */
 type RunParams = typeof runArb extends fc.Arbitrary<infer T> ? T : never;
 
+/** The disk the out-of-core properties put below host memory, `latency` seconds per copy. */
+function diskOf(latency: number) {
+  return { name: 'disk', capacity: 1e12, readBandwidth: 5e8, writeBandwidth: 4e8, latency };
+}
+
 /**
  * The submission window of `run` on a graph built from `spec`: its window where the scheduler
  * takes tasks while it runs and the graph has no explicit dependency (added after every task,
@@ -106,14 +111,7 @@ test('out of core: with a disk below a capped host memory, the invariants hold o
         const g = built.g;
         // Host memory holds one task's data at least (a CPU task's), often much less than all.
         const host = built.maxFootprint + hostExtra * 1000;
-        const disk = {
-          name: 'disk',
-          capacity: 1e12,
-          readBandwidth: 5e8,
-          writeBandwidth: 4e8,
-          latency: diskLatency,
-        };
-        const platform = attachDisk(withHostMemory(machinePlatform(pm, built), host), disk);
+        const platform = attachDisk(withHostMemory(machinePlatform(pm, built), host), diskOf(diskLatency));
         checkedTwice(g, platform, run, windowOf(run, spec));
       },
     ),
@@ -140,13 +138,10 @@ test('out of core without GPUs: the host levels (DARTS, hfp) keep the invariants
           })),
         };
         const built = buildGraph(cpuSpec, run.hintEvery);
-        const disk = { name: 'disk', capacity: 1e12, readBandwidth: 5e8, writeBandwidth: 4e8, latency: 1e-5 };
+        const host = built.maxFootprint + hostExtra * 1000;
         const platform = attachDisk(
-          withHostMemory(
-            testPlatform({ gpus: 0, gpuCapacity: 0, cpus }),
-            built.maxFootprint + hostExtra * 1000,
-          ),
-          disk,
+          withHostMemory(testPlatform({ gpus: 0, gpuCapacity: 0, cpus }), host),
+          diskOf(1e-5),
         );
         checkedTwice(built.g, platform, run, windowOf(run, cpuSpec));
       },

@@ -123,10 +123,13 @@ export class BeladyEviction extends ListEviction {
     let best = -1;
     let bestUse = -1;
     const list = this.list;
-    const nodes = this.ctx.platform.nodes.length;
-    for (let s = list.headSlot(node); s >= 0; s = list.nextSlot(s)) {
-      const h = (s - node) / nodes;
-      if (!this.ctx.isEvictable(h, node) || (allow && !allow(h))) continue;
+    const ctx = this.ctx;
+    for (
+      let s = list.firstCandidate(node, -2, ctx, allow);
+      s >= 0;
+      s = list.firstCandidate(node, list.after(s), ctx, allow)
+    ) {
+      const h = list.handleOf(s, node);
       const p = firstUse.get(h);
       const use = p >= 0 ? p : Number.POSITIVE_INFINITY;
       if (use > bestUse) {

@@ -66,10 +66,13 @@ export class LufEviction extends ListEviction {
     let belady = -1;
     let beladyUse = -1;
     const list = this.list;
-    const nodes = this.ctx.platform.nodes.length;
-    for (let s = list.headSlot(node); s >= 0; s = list.nextSlot(s)) {
-      const h = (s - node) / nodes;
-      if (!this.ctx.isEvictable(h, node) || (allow && !allow(h))) continue;
+    const ctx = this.ctx;
+    for (
+      let s = list.firstCandidate(node, -2, ctx, allow);
+      s >= 0;
+      s = list.firstCandidate(node, list.after(s), ctx, allow)
+    ) {
+      const h = list.handleOf(s, node);
       const use = nextUse.get(h);
       if (use < 0) {
         let np = 0;

@@ -100,14 +100,33 @@ export class ReplicaList {
     for (let s = this.head[node]!; s >= 0; s = this.next[s]!) if (fn((s - node) / this.nodes)) return;
   }
 
-  /** The first slot (handle * nodes + node) of node's list, least recent, or -1. */
-  headSlot(node: number): number {
-    return this.head[node]!;
+  /**
+   * The first slot (handle * nodes + node) of node's list, from `from` on (the head when
+   * `from` is -2), whose replica the engine says is evictable and `allow` accepts, or -1: a
+   * victim search walks the candidates as `for (s = first(n, -2, ...); s >= 0; s =
+   * first(n, after(s), ...))`, with no closure. O(replicas skipped).
+   */
+  firstCandidate(
+    node: number,
+    from: number,
+    ctx: EvictionContext,
+    allow: ((handle: number) => boolean) | undefined,
+  ): number {
+    for (let s = from === -2 ? this.head[node]! : from; s >= 0; s = this.next[s]!) {
+      const h = (s - node) / this.nodes;
+      if (ctx.isEvictable(h, node) && (allow === undefined || allow(h))) return s;
+    }
+    return -1;
   }
 
-  /** The slot after `slot` in its node's list, or -1: walks allocate no closure. */
-  nextSlot(slot: number): number {
+  /** The slot after `slot` in its node's list, or -1. */
+  after(slot: number): number {
     return this.next[slot]!;
+  }
+
+  /** The handle of a slot of node's list. */
+  handleOf(slot: number, node: number): number {
+    return (slot - node) / this.nodes;
   }
 
   /** Calls fn on every handle of node's list, least recent first. */
