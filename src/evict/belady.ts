@@ -26,7 +26,7 @@ export class BeladyEviction extends ListEviction {
   readonly exhaustive = true;
   /** How many future tasks per node are read. */
   readonly horizon: number;
-  /** Each handle's first position in the future scanVictim reads. */
+  /** Each handle's first position in the future a search reads (the pipeline, or all of it). */
   private readonly firstUse = new FirstUses();
 
   constructor(horizon = 2_000) {
@@ -57,14 +57,13 @@ export class BeladyEviction extends ListEviction {
     const g = this.ctx.graph;
     const { index, group } = view;
     // Positions of the pipeline's uses (they come before every planned task).
-    const pipeUse = new Map<number, number>();
+    const pipeUse = this.firstUse;
+    pipeUse.begin(g.handleCount);
     let pos = 0;
     for (const t of this.ctx.pipeline(worker)) {
       if (pos >= this.horizon) break;
-      for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++) {
-        const h = g.accessHandle.data[a]!;
-        if (!pipeUse.has(h)) pipeUse.set(h, pos);
-      }
+      for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++)
+        pipeUse.record(g.accessHandle.data[a]!, pos);
       pos++;
     }
     // Planned tasks from rank `room` on are beyond the horizon.
@@ -73,27 +72,29 @@ export class BeladyEviction extends ListEviction {
     let best = -1;
     let bestPipe = -1; // pipeline position of the best's next use, or -1
     let bestTask = -1; // planned task of the best's next use, when not in the pipeline
-    this.list.until(node, (h) => {
-      if (!this.ctx.isEvictable(h, node) || (allow && !allow(h))) return false;
+    const list = this.list;
+    const ctx = this.ctx;
+    for (
+      let s = list.firstCandidate(node, -2, ctx, allow);
+      s >= 0;
+      s = list.firstCandidate(node, list.after(s), ctx, allow)
+    ) {
+      const h = list.handleOf(s, node);
       const p = pipeUse.get(h);
-      if (p !== undefined) {
+      if (p >= 0) {
         if (best < 0 || (bestTask < 0 && p > bestPipe)) {
           best = h;
           bestPipe = p;
         }
-        return false;
+        continue;
       }
       const t = index.firstUse(group, h);
-      if (t < 0 || (cut >= 0 && index.compare(t, cut) >= 0)) {
-        best = h; // no known next use: nothing comes later, and the first such datum wins
-        return true;
-      }
+      if (t < 0 || (cut >= 0 && index.compare(t, cut) >= 0)) return h; // no known next use: nothing comes later, and the first such datum wins
       if (best < 0 || bestTask < 0 || index.compare(t, bestTask) > 0) {
         best = h;
         bestTask = t;
       }
-      return false;
-    });
+    }
     return best;
   }
 

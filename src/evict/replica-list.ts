@@ -95,10 +95,6 @@ export class ReplicaList {
   /** Replicas firstMatching has looked at so far (the cost of its walks). */
   steps = 0;
 
-  /** Calls fn on the handles of node's list, least recent first, until fn returns true. */
-  until(node: number, fn: (handle: number) => boolean): void {
-    for (let s = this.head[node]!; s >= 0; s = this.next[s]!) if (fn((s - node) / this.nodes)) return;
-  }
 
   /**
    * The first slot (handle * nodes + node) of node's list, from `from` on (the head when
