@@ -95,7 +95,6 @@ export class ReplicaList {
   /** Replicas firstMatching has looked at so far (the cost of its walks). */
   steps = 0;
 
-
   /**
    * The first slot (handle * nodes + node) of node's list, from `from` on (the head when
    * `from` is -2), whose replica the engine says is evictable and `allow` accepts, or -1: a
