@@ -59,13 +59,7 @@ export class BeladyEviction extends ListEviction {
     // Positions of the pipeline's uses (they come before every planned task).
     const pipeUse = this.firstUse;
     pipeUse.begin(g.handleCount);
-    let pos = 0;
-    for (const t of this.ctx.pipeline(worker)) {
-      if (pos >= this.horizon) break;
-      for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++)
-        pipeUse.record(g.accessHandle.data[a]!, pos);
-      pos++;
-    }
+    const pos = pipeUse.recordTasks(g, this.ctx.pipeline(worker), 0, this.horizon);
     // Planned tasks from rank `room` on are beyond the horizon.
     const room = this.horizon - pos;
     const cut = index.size(group) > room ? index.at(group, room) : -1;
@@ -73,13 +67,9 @@ export class BeladyEviction extends ListEviction {
     let bestPipe = -1; // pipeline position of the best's next use, or -1
     let bestTask = -1; // planned task of the best's next use, when not in the pipeline
     const list = this.list;
-    const ctx = this.ctx;
-    for (
-      let s = list.firstCandidate(node, -2, ctx, allow);
-      s >= 0;
-      s = list.firstCandidate(node, list.after(s), ctx, allow)
-    ) {
+    for (let s = list.nextCandidate(node, -1, this.ctx, allow); s >= 0; ) {
       const h = list.handleOf(s, node);
+      s = list.nextCandidate(node, s, this.ctx, allow);
       const p = pipeUse.get(h);
       if (p >= 0) {
         if (best < 0 || (bestTask < 0 && p > bestPipe)) {
@@ -112,25 +102,14 @@ export class BeladyEviction extends ListEviction {
       const futures: Iterable<number>[] = [this.ctx.pipeline(w)];
       const planned = this.ctx.scheduler.plannedTasks?.(w);
       if (planned) futures.push(planned);
-      for (const future of futures) {
-        for (const t of future) {
-          if (pos >= this.horizon) break;
-          for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++)
-            firstUse.record(g.accessHandle.data[a]!, pos);
-          pos++;
-        }
-      }
+      for (const future of futures) pos = firstUse.recordTasks(g, future, pos, this.horizon);
     }
     let best = -1;
     let bestUse = -1;
     const list = this.list;
-    const ctx = this.ctx;
-    for (
-      let s = list.firstCandidate(node, -2, ctx, allow);
-      s >= 0;
-      s = list.firstCandidate(node, list.after(s), ctx, allow)
-    ) {
+    for (let s = list.nextCandidate(node, -1, this.ctx, allow); s >= 0; ) {
       const h = list.handleOf(s, node);
+      s = list.nextCandidate(node, s, this.ctx, allow);
       const p = firstUse.get(h);
       const use = p >= 0 ? p : Number.POSITIVE_INFINITY;
       if (use > bestUse) {

@@ -4,6 +4,7 @@
  * buffer): per-handle tables stamped with the scan's number, so a scan allocates nothing and
  * starts without clearing. O(1) per record and per lookup.
  */
+import type { TaskGraph } from '../core/graph.ts';
 import { growI32 } from '../core/growable.ts';
 
 /** Per-handle first positions of the current scan. */
@@ -35,6 +36,21 @@ export class FirstUses {
       this.scanOf[h] = this.scans;
       this.pos[h] = p;
     }
+  }
+
+  /**
+   * Records the accesses of `tasks` in order, the first at position `pos`, up to position
+   * `limit` (excluded); returns the position after the last task recorded. O(accesses).
+   */
+  recordTasks(graph: TaskGraph, tasks: Iterable<number>, pos: number, limit: number): number {
+    const start = graph.accessStart.data;
+    const handle = graph.accessHandle.data;
+    for (const t of tasks) {
+      if (pos >= limit) break;
+      for (let a = start[t]!; a < start[t + 1]!; a++) this.record(handle[a]!, pos);
+      pos++;
+    }
+    return pos;
   }
 
   /** Handle h's first position in this scan, or -1 when the scan did not meet it. */

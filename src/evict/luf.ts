@@ -51,13 +51,8 @@ export class LufEviction extends ListEviction {
     const nextUse = this.nextUse;
     nextUse.begin(g.handleCount);
     let pos = 0;
-    for (const w of workers) {
-      for (const t of this.ctx.pipeline(w)) {
-        for (let a = g.accessStart.data[t]!; a < g.accessStart.data[t + 1]!; a++)
-          nextUse.record(g.accessHandle.data[a]!, pos);
-        pos++;
-      }
-    }
+    for (const w of workers)
+      pos = nextUse.recordTasks(g, this.ctx.pipeline(w), pos, Number.POSITIVE_INFINITY);
     const view =
       !this.sched.plannedUsesOf && workers.length === 1 ? this.sched.plannedIndex?.(workers[0]!) : undefined;
     const planned = this.sched.plannedUsesOf || view ? undefined : this.countPlanned(workers);
@@ -66,13 +61,9 @@ export class LufEviction extends ListEviction {
     let belady = -1;
     let beladyUse = -1;
     const list = this.list;
-    const ctx = this.ctx;
-    for (
-      let s = list.firstCandidate(node, -2, ctx, allow);
-      s >= 0;
-      s = list.firstCandidate(node, list.after(s), ctx, allow)
-    ) {
+    for (let s = list.nextCandidate(node, -1, this.ctx, allow); s >= 0; ) {
       const h = list.handleOf(s, node);
+      s = list.nextCandidate(node, s, this.ctx, allow);
       const use = nextUse.get(h);
       if (use < 0) {
         let np = 0;

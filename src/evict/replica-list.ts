@@ -96,27 +96,22 @@ export class ReplicaList {
   steps = 0;
 
   /**
-   * The first slot (handle * nodes + node) of node's list, from `from` on (the head when
-   * `from` is -2), whose replica the engine says is evictable and `allow` accepts, or -1: a
-   * victim search walks the candidates as `for (s = first(n, -2, ...); s >= 0; s =
-   * first(n, after(s), ...))`, with no closure. O(replicas skipped).
+   * The next slot (handle * nodes + node) of node's list after `slot` (from the head when
+   * `slot` is -1) whose replica the engine says is evictable and `allow` accepts, or -1: a
+   * victim search walks its candidates with `for (s = next(n, -1, ..); s >= 0; s = next(n, s,
+   * ..))`, with no closure. O(replicas skipped).
    */
-  firstCandidate(
+  nextCandidate(
     node: number,
-    from: number,
+    slot: number,
     ctx: EvictionContext,
     allow: ((handle: number) => boolean) | undefined,
   ): number {
-    for (let s = from === -2 ? this.head[node]! : from; s >= 0; s = this.next[s]!) {
+    for (let s = slot < 0 ? this.head[node]! : this.next[slot]!; s >= 0; s = this.next[s]!) {
       const h = (s - node) / this.nodes;
       if (ctx.isEvictable(h, node) && (allow === undefined || allow(h))) return s;
     }
     return -1;
-  }
-
-  /** The slot after `slot` in its node's list, or -1. */
-  after(slot: number): number {
-    return this.next[slot]!;
   }
 
   /** The handle of a slot of node's list. */
