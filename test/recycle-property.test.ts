@@ -4,8 +4,8 @@
  * at a random minimum, then the backend's and the driver's rebase, as a Runtime session and
  * the simulator's task sources do) issues exactly the commands, at exactly the times, of the
  * same session with every record kept, under every scheduler that takes tasks while it runs.
- * A compaction that missed a table holding task ids or access indices shows as a different
- * command or a stalled run.
+ * A compaction that missed a table holding task ids or access indices (wontUse hints waiting
+ * for tasks included) shows as a different command or a stalled run.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -53,6 +53,8 @@ function addTask(g: TaskGraph, s: Session, i: number): void {
     if (accesses.every(([h]) => h !== r)) accesses.push([r, AccessMode.R]);
   }
   g.submit(0, accesses, { flops: 1e6 * (1 + next(3)), priority: next(3) });
+  // A wontUse hint now and then: its wait for the tasks using the datum outlives compactions.
+  if (next(4) === 0) g.wontUse(w);
 }
 
 /** Runs the session; returns the backend's commands, in order, with their times. */

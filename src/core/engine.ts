@@ -40,6 +40,7 @@ import type { EvictionContext, EvictionPolicy, RankedEviction, SchedContext, Sch
 import { Cmd, TransferKind } from './protocol.ts';
 import { Rng } from './rng.ts';
 import { RunCounters } from './run-counters.ts';
+import { HintWaits } from './tasks/hint-waits.ts';
 import { TaskState, TaskTable } from './tasks/task-table.ts';
 import { WorkerPipelines } from './tasks/workers.ts';
 import { LocusError } from './types.ts';
@@ -138,10 +139,10 @@ export class Engine implements SchedContext, EvictionContext {
   private knownHandles = 0;
   /** wontUse hints taken from the graph so far. */
   private knownHints = 0;
-  /** Hints waiting for tasks to end: task id -> the hints (graph indices) waiting for it. */
-  private readonly hintWait = new Map<number, number[]>();
-  /** Per hint still waiting: how many of its tasks have not ended. */
-  private readonly hintPending = new Map<number, number>();
+  /** Hints (graph indices) waiting for tasks to end, and how many tasks each still waits for. */
+  private readonly hintWaits = new HintWaits();
+  /** The hints a task's end made due (reused). */
+  private readonly dueHints = new IntList(8);
   /** Called once, when the first task with a phase is taken (see whenPhased). */
   private phaseWatchers: (() => void)[] = [];
   private taskCap = 0;
@@ -380,13 +381,11 @@ export class Engine implements SchedContext, EvictionContext {
       for (let j = starts[i]!; j < starts[i + 1]!; j++) {
         const t = waitTask[j]!;
         if (t < 0 || this.tasks.firstLive() > t || this.hasEnded(t)) continue;
-        const list = this.hintWait.get(t);
-        if (list) list.push(i);
-        else this.hintWait.set(t, [i]);
+        this.hintWaits.add(t, i);
         pending++;
       }
       if (pending === 0) this.memory.hint(g.hintHandle.data[i]!);
-      else this.hintPending.set(i, pending);
+      else this.hintWaits.setPending(i, pending);
     }
   }
 
@@ -398,19 +397,11 @@ export class Engine implements SchedContext, EvictionContext {
 
   /** `task` ended: the hints that waited for it and for no other task apply. */
   private applyHints(task: number): void {
-    const list = this.hintWait.get(task);
-    if (list === undefined) return;
-    this.hintWait.delete(task);
-    for (let k = 0; k < list.length; k++) {
-      const i = list[k]!;
-      const left = this.hintPending.get(i)! - 1;
-      if (left > 0) {
-        this.hintPending.set(i, left);
-        continue;
-      }
-      this.hintPending.delete(i);
-      this.memory.hint(this.graph.hintHandle.data[i]!);
-    }
+    if (!this.hintWaits.waitsFor(task)) return;
+    const due = this.dueHints;
+    due.length = 0;
+    this.hintWaits.ended(task, due);
+    for (let k = 0; k < due.length; k++) this.memory.hint(this.graph.hintHandle.data[due.data[k]!]!);
   }
 
   /** Checks the handles submitted since the last call: a valid home each, room there. */
@@ -490,11 +481,7 @@ export class Engine implements SchedContext, EvictionContext {
     this.workers.rebase(k);
     this.requests.rebase(k, accesses);
     this.replicas.rebaseWaiters(k, this.knownHandles);
-    if (this.hintWait.size > 0) {
-      const waiting = [...this.hintWait];
-      this.hintWait.clear();
-      for (const [t, hs] of waiting) this.hintWait.set(t - k, hs);
-    }
+    this.hintWaits.rebase(k);
     this.scheduler.rebase(k, accesses);
     this.eviction.rebase(k);
     for (let i = 0; i < this.observers.length; i++) this.observers[i]!.rebase!(k);
@@ -537,7 +524,7 @@ export class Engine implements SchedContext, EvictionContext {
     this.eventId++;
     this.tasks.markEnded(task, false);
     releaseAccesses(this, task, -1, false);
-    if (this.hintWait.size > 0) this.applyHints(task);
+    if (this.hintWaits.size > 0) this.applyHints(task);
     this.tasks.releaseOrCancel(task, false);
     this.dispatchNeeded = true;
     this.settle();
@@ -561,7 +548,7 @@ export class Engine implements SchedContext, EvictionContext {
     const fin = this.hooks.taskFinished;
     for (let i = 0; i < fin.length; i++) fin[i]!(task, w, now);
     // After the observers saw the task end: the hints' copies carry what it wrote.
-    if (this.hintWait.size > 0) this.applyHints(task);
+    if (this.hintWaits.size > 0) this.applyHints(task);
     if (failed) for (let i = 0; i < this.observers.length; i++) this.observers[i]!.taskFailed?.(task, w, now);
     this.scheduler.taskFinished?.(task, w);
     if (this.coherence && n !== this.defaultHome) this.coherence.afterTask(this, task, n);
@@ -865,6 +852,7 @@ export class Engine implements SchedContext, EvictionContext {
 
   private growTables(taskCap: number, handleCap: number): void {
     this.tasks.grow(taskCap);
+    this.hintWaits.grow(taskCap);
     this.replicas.grow(handleCap);
     this.memory.grow(handleCap);
     this.workers.grow(handleCap);
