@@ -150,6 +150,18 @@ describe('library errors', () => {
       /^submitWindow: the dependency #0 -> #4 was added after task #5 was submitted; .* or run without submitWindow$/,
     );
     assert.equal(simulate({ graph: late, platform, submitWindow: 6 }).report.tasks, 6);
+    // Out of order within the first window, which is submitted at once: it runs.
+    const early = new TaskGraph();
+    const e = early.addCodelet({ name: 'k', kinds: ['gpu'] });
+    const hs = Array.from({ length: 5 }, () => early.addHandle(1000));
+    for (const h of [0, 1, 0, 2, 3, 4]) early.submit(e, [[hs[h]!, AccessMode.RW]], { flops: 1e6 });
+    early.addDependency(0, 1);
+    assert.equal(simulate({ graph: early, platform, submitWindow: 3 }).report.tasks, 6);
+    throwsCode(
+      () => simulate({ graph: early, platform, submitWindow: 2 }),
+      'LOCUS_OPTION_CONFLICT',
+      /^submitWindow: the dependency #0 -> #1 was added after task #2 was submitted/,
+    );
     throwsCode(
       () => simulate({ graph: oneTask(), platform, scheduler: 'nope' }),
       'LOCUS_NAME_UNKNOWN',

@@ -79,7 +79,8 @@ export class BeladyEviction extends ListEviction {
         continue;
       }
       const t = index.firstUse(group, h);
-      if (t < 0 || (cut >= 0 && index.compare(t, cut) >= 0)) return h; // no known next use: nothing comes later, and the first such datum wins
+      // No known next use (within the horizon): nothing comes later, the first such datum wins.
+      if (t < 0 || (cut >= 0 && index.compare(t, cut) >= 0)) return h;
       if (best < 0 || bestTask < 0 || index.compare(t, bestTask) > 0) {
         best = h;
         bestTask = t;

@@ -84,15 +84,11 @@ export class ReplicaList {
    * `allow` accepts, when given), or -1.
    */
   firstMatching(node: number, ctx: EvictionContext, allow?: (handle: number) => boolean): number {
-    for (let s = this.head[node]!; s >= 0; s = this.next[s]!) {
-      this.steps++;
-      const h = (s - node) / this.nodes;
-      if (ctx.isEvictable(h, node) && (allow === undefined || allow(h))) return h;
-    }
-    return -1;
+    const s = this.nextCandidate(node, -1, ctx, allow);
+    return s < 0 ? -1 : (s - node) / this.nodes;
   }
 
-  /** Replicas firstMatching has looked at so far (the cost of its walks). */
+  /** Replicas the walks (firstMatching, nextCandidate) have looked at so far: their cost. */
   steps = 0;
 
   /**
@@ -108,6 +104,7 @@ export class ReplicaList {
     allow: ((handle: number) => boolean) | undefined,
   ): number {
     for (let s = slot < 0 ? this.head[node]! : this.next[slot]!; s >= 0; s = this.next[s]!) {
+      this.steps++;
       const h = (s - node) / this.nodes;
       if (ctx.isEvictable(h, node) && (allow === undefined || allow(h))) return s;
     }

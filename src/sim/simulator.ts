@@ -77,20 +77,27 @@ export interface SimResult {
 }
 
 /**
- * A window submits a graph built beforehand in order, task by task, with the dependencies
- * into each task: those must come in the order of the tasks they lead to, as the graph
- * records dependencies inferred from data and those added right after their later task.
- * A dependency added once later tasks were submitted (after the whole graph was built, say)
- * would reach a task the window already submitted: refused here, before the run. O(edges).
+ * A window submits a graph built beforehand in order, the engine reading the dependencies in
+ * the order the graph recorded them (those inferred from data, and explicit ones, at the time
+ * they were added). A dependency recorded after one into a later task M, M beyond the first
+ * window, reaches a task that may already be submitted when the engine reads it (the run
+ * would stop midway): refused here, before the run. Within the first window the order does
+ * not matter (it is submitted at once). O(edges).
  */
-function checkEdgeOrder(graph: TaskGraph): void {
+function checkEdgeOrder(graph: TaskGraph, window: number): void {
   const target = graph.edgeTarget.data;
-  for (let e = 1; e < graph.edgeCount; e++) {
-    if (target[e]! >= target[e - 1]!) continue;
+  let latest = -1; // the edge into the latest task so far
+  for (let e = 0; e < graph.edgeCount; e++) {
+    const t = target[e]!;
+    if (latest < 0 || t >= target[latest]!) {
+      latest = e;
+      continue;
+    }
+    if (target[latest]! < window) continue;
     const from = graph.taskLabel(graph.edgeSource.data[e]!);
     throw new LocusError(
       'LOCUS_OPTION_CONFLICT',
-      `submitWindow: the dependency ${from} -> ${graph.taskLabel(target[e]!)} was added after task ${graph.taskLabel(target[e - 1]!)} was submitted; a window submits the graph in order, so add each dependency right after submitting its later task, or run without submitWindow`,
+      `submitWindow: the dependency ${from} -> ${graph.taskLabel(t)} was added after task ${graph.taskLabel(target[latest]!)} was submitted; a window submits the graph in order, so add each dependency right after submitting its later task, or run without submitWindow`,
     );
   }
 }
@@ -126,7 +133,7 @@ export class Simulator {
       );
     }
     const { graph, platform, scheduler, eviction, model, seed, onProgress } = options;
-    if (w !== undefined && options.source === undefined && w < graph.taskCount) checkEdgeOrder(graph);
+    if (w !== undefined && options.source === undefined && w < graph.taskCount) checkEdgeOrder(graph, w);
     // A source's total is unknown until it ends (NaN); counts include recycled tasks.
     const total = options.source !== undefined ? Number.NaN : graph.taskCount;
     // The simulated backend with the simulator's own options (noise, charged scheduling, ea1's

@@ -100,21 +100,25 @@ export class EvictionIndex {
   /**
    * The replica in `slot` may be eligible for more searches than before (or was allocated):
    * re-place it. A home slot re-places the handle's other replicas (their dirtiness reads the
-   * home copy's state). O(log n); nothing before the first search.
+   * home copy's state), and bumps the generation of each node re-placed. O(log n); only the
+   * generations before the first search.
    */
   touch(slot: number): void {
     const nn = this.nn;
     const n = slot % nn;
     const h = (slot - n) / nn;
     const gen = this.generations;
-    if (n !== this.r.home[h]) gen[n]!++;
-    else for (let m = 0; m < nn; m++) if (m !== n) gen[m]!++;
-    if (this.heaps === undefined) return;
+    const heaps = this.heaps;
     if (n !== this.r.home[h]) {
-      this.place(slot, h, n);
+      gen[n]!++;
+      if (heaps !== undefined) this.place(slot, h, n);
       return;
     }
-    for (let m = 0; m < nn; m++) if (m !== n) this.place(h * nn + m, h, m);
+    for (let m = 0; m < nn; m++) {
+      if (m === n) continue;
+      gen[m]!++;
+      if (heaps !== undefined) this.place(h * nn + m, h, m);
+    }
   }
 
   /** The replica in `slot` was freed. */

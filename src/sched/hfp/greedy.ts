@@ -21,6 +21,7 @@
  * an eviction: O(loads x (D + resident x readers)) in all, D the data some task reads (the
  * scans skip the others: a matrix product's outputs, N^2 of them against 2N inputs).
  */
+import { readerRows } from './pack-inputs.ts';
 
 /** Pin levels while loading: never evicted, evicted last. */
 const HARD = 2;
@@ -62,8 +63,6 @@ export function planGreedy(input: GreedyInput): GreedyPlan {
   const order: number[][] = capacity.map(() => []);
   const planned = new Uint8Array(n);
   let left = 0;
-  // Each datum's readers among the tasks that fit, in task order: rdList[rdStart[h] .. rdStart[h + 1]).
-  const remainingReaders = new Int32Array(H);
   for (let t = 0; t < n; t++) {
     let bytes = 0;
     for (let a = start[t]!; a < start[t + 1]!; a++) bytes += size[inputs[a]!]!;
@@ -73,16 +72,11 @@ export function planGreedy(input: GreedyInput): GreedyPlan {
       continue;
     }
     left++;
-    for (let a = start[t]!; a < start[t + 1]!; a++) remainingReaders[inputs[a]!]!++;
   }
-  const rdStart = new Int32Array(H + 1);
-  for (let h = 0; h < H; h++) rdStart[h + 1] = rdStart[h]! + remainingReaders[h]!;
-  const rdList = new Int32Array(rdStart[H]!);
-  const fill = rdStart.slice(0, H);
-  for (let t = 0; t < n; t++) {
-    if (planned[t] !== 0) continue;
-    for (let a = start[t]!; a < start[t + 1]!; a++) rdList[fill[inputs[a]!]!++] = t;
-  }
+  // Each datum's readers among the tasks that fit, in task order: rdList[rdStart[h] .. rdStart[h + 1]).
+  const { start: rdStart, list: rdList } = readerRows(n, start, inputs, H, planned);
+  const remainingReaders = new Int32Array(H);
+  for (let h = 0; h < H; h++) remainingReaders[h] = rdStart[h + 1]! - rdStart[h]!;
   // The data some task reads, in index order: the only ones ever resident or completing tasks.
   const data: number[] = [];
   for (let h = 0; h < H; h++) if (remainingReaders[h]! > 0) data.push(h);

@@ -8,6 +8,33 @@
 import type { TaskGraph } from '../../core/graph.ts';
 import { AccessMode } from '../../core/types.ts';
 
+/**
+ * Each datum's readers from rows of inputs (row i's are list[start[i] .. start[i + 1])): the
+ * rows reading datum h, in increasing order, are readers.list[readers.start[h] ..
+ * readers.start[h + 1]). Rows with skip[i] !== 0 are left out. O(rows + inputs + data).
+ */
+export function readerRows(
+  rows: number,
+  start: Int32Array,
+  list: Int32Array,
+  handles: number,
+  skip?: Uint8Array,
+): { start: Int32Array; list: Int32Array } {
+  const rdStart = new Int32Array(handles + 1);
+  for (let i = 0; i < rows; i++) {
+    if (skip !== undefined && skip[i] !== 0) continue;
+    for (let k = start[i]!; k < start[i + 1]!; k++) rdStart[list[k]! + 1]!++;
+  }
+  for (let h = 0; h < handles; h++) rdStart[h + 1]! += rdStart[h]!;
+  const rdList = new Int32Array(rdStart[handles]!);
+  const fill = rdStart.slice(0, handles);
+  for (let i = 0; i < rows; i++) {
+    if (skip !== undefined && skip[i] !== 0) continue;
+    for (let k = start[i]!; k < start[i + 1]!; k++) rdList[fill[list[k]!]!++] = i;
+  }
+  return { start: rdStart, list: rdList };
+}
+
 /** Tasks, their distinct inputs and each datum's readers, in compressed rows. */
 export class PackInputs {
   /** Index of each task id in `tasks`, -1 for the others. */
@@ -33,17 +60,9 @@ export class PackInputs {
     for (let i = 0; i < n; i++) this.local[tasks[i]!] = i;
     this.inStart = inStart;
     this.inList = inList;
-    const reads = inStart[n]!;
-    const start = new Int32Array(handles + 1);
-    for (let k = 0; k < reads; k++) start[inList[k]! + 1]!++;
-    for (let h = 0; h < handles; h++) start[h + 1]! += start[h]!;
-    const list = new Int32Array(reads);
-    const fill = start.slice(0, handles);
-    for (let i = 0; i < n; i++) {
-      for (let k = inStart[i]!; k < inStart[i + 1]!; k++) list[fill[inList[k]!]!++] = i;
-    }
-    this.rdStart = start;
-    this.rdList = list;
+    const readers = readerRows(n, inStart, inList, handles);
+    this.rdStart = readers.start;
+    this.rdList = readers.list;
   }
 
   /** The read inputs of `tasks` in graph `g`, each once, in access order. */
