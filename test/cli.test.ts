@@ -306,6 +306,50 @@ describe('locus run --mode real', () => {
     assert.match(mode.err, /^locus: --mode must be simulated \(or sim\) or real \(got 'gpu'\)\n$/);
   });
 
+  test("--priorities starpu gives a real Cholesky cholesky_implicit's priorities, and only Cholesky", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'locus-'));
+    const priorities = (extra: string[]) => {
+      const trace = join(dir, `trace-${extra.length}.json`);
+      const r = locus(
+        'run',
+        '--mode',
+        'real',
+        '-w',
+        'cholesky',
+        '--tiles',
+        '4',
+        '--tile-size',
+        '16',
+        '--cpus',
+        '2',
+        '--trace',
+        trace,
+        ...extra,
+      );
+      assert.equal(r.code, 0, r.err);
+      const events = (
+        JSON.parse(readFileSync(trace, 'utf8')) as {
+          traceEvents: { pid: number; ph: string; name: string; args: { priority: number } }[];
+        }
+      ).traceEvents;
+      return Object.fromEntries(
+        events.filter((e) => e.pid === 1 && e.ph === 'X').map((e) => [e.name, e.args.priority]),
+      );
+    };
+    // cholesky_implicit's: POTRF(k) 2N - 2k, TRSM(m,k) 2N - 2k - m, GEMM(m,n,k) 2N - 2k - m - n (N = 4).
+    const starpu = priorities(['--priorities', 'starpu']);
+    assert.equal(starpu['POTRF(0)'], 8);
+    assert.equal(starpu['TRSM(3,0)'], 5);
+    assert.equal(starpu['GEMM(3,2,1)'], 1);
+    assert.ok(Object.values(priorities([])).every((p) => p === 0));
+    const lu = locus('run', '--mode', 'real', '-w', 'lu', '--priorities', 'starpu');
+    assert.equal(lu.code, 2);
+    assert.match(lu.err, /^locus: --priorities starpu applies to -w cholesky only .*, not lu\n$/);
+    const bad = locus('run', '--mode', 'real', '-w', 'cholesky', '--priorities', 'x');
+    assert.equal(bad.code, 2);
+    assert.match(bad.err, /^locus: --priorities must be none, bottom-level or starpu \(got 'x'\)\n$/);
+  });
+
   test('Ctrl-C stops the worker threads and exits with 130', async () => {
     const { spawn } = await import('node:child_process');
     const child = spawn(

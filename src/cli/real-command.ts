@@ -19,7 +19,13 @@ import { formatOutOfCore, formatReport } from './format.ts';
 import { Interrupt } from './interrupt.ts';
 import { checkOptionTable, runKind } from './option-table.ts';
 import type { RunOptions } from './run-command.ts';
-import { checkHtmlFile, checkTraceFile, workloadParams, writeTraceFile } from './run-inputs.ts';
+import {
+  checkHtmlFile,
+  checkPriorities,
+  checkTraceFile,
+  workloadParams,
+  writeTraceFile,
+} from './run-inputs.ts';
 import { schedulerOptionsFrom } from './sim-options.ts';
 
 /**
@@ -69,12 +75,7 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       `--precision must be single or double (got '${o.precision}')`,
     );
   }
-  if (o.priorities !== 'none' && o.priorities !== 'bottom-level') {
-    throw new LocusError(
-      'LOCUS_OPTION_INVALID',
-      `--priorities must be none or bottom-level (got '${o.priorities}')`,
-    );
-  }
+  checkPriorities(o);
   if (o.taskTimeLimit !== undefined && !(o.taskTimeLimit > 0)) {
     throw new LocusError(
       'LOCUS_OPTION_INVALID',
@@ -140,6 +141,8 @@ export async function realRunCommand(o: RunOptions): Promise<number> {
       hints: o.hints,
       // The workload's own parameters (taskbench's pattern, width, ...), as a simulation reads them.
       ...(o.workload === 'taskbench' ? { workloadParams: workloadParams(o) } : {}),
+      // Cholesky with cholesky_implicit's priorities (--priorities starpu), as a simulation has them.
+      ...(o.priorities === 'starpu' ? { workloadParams: { starpuPriorities: true } } : {}),
       priorities: o.priorities === 'bottom-level' ? 'bottom-level' : undefined,
       trace: o.trace !== undefined || o.html !== undefined,
       signal: interrupt.signal,

@@ -18,7 +18,7 @@ import { forFlag, isInterrupted } from './errors.ts';
 import { formatReport } from './format.ts';
 import { Interrupt } from './interrupt.ts';
 import { checkOptionTable, runKind } from './option-table.ts';
-import { checkHtmlFile, checkTraceFile, workloadParams } from './run-inputs.ts';
+import { checkHtmlFile, checkPriorities, checkTraceFile, workloadParams } from './run-inputs.ts';
 import { type SimulationFlags, schedulerOptionsFrom } from './sim-options.ts';
 
 /** The size options each workload reads; giving another is an error, not silently ignored. */
@@ -199,18 +199,7 @@ export async function runCommand(o: RunOptions): Promise<void> {
       `--precision must be single or double (got '${o.precision}')`,
     );
   }
-  if (o.priorities !== 'none' && o.priorities !== 'bottom-level' && o.priorities !== 'starpu') {
-    throw new LocusError(
-      'LOCUS_OPTION_INVALID',
-      `--priorities must be none, bottom-level or starpu (got '${o.priorities}')`,
-    );
-  }
-  if (o.priorities === 'starpu' && o.workload !== 'cholesky') {
-    throw new LocusError(
-      'LOCUS_OPTION_CONFLICT',
-      `--priorities starpu applies to -w cholesky only (StarPU's cholesky_implicit priorities), not ${o.workload}`,
-    );
-  }
+  checkPriorities(o);
   checkWorkloadOptions(o);
   const policy = parsePolicySpec(o.sched);
   if (policy.eviction !== undefined && o.eviction !== undefined && o.eviction !== policy.eviction) {

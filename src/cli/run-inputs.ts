@@ -34,6 +34,25 @@ export function workloadParams(o: RunOptions): WorkloadParams {
 }
 
 /**
+ * Checks --priorities for a run in any mode but the simulated cluster: none, bottom-level, or
+ * starpu (StarPU's cholesky_implicit priorities, for -w cholesky only). One-line LocusError.
+ */
+export function checkPriorities(o: Pick<RunOptions, 'priorities' | 'workload'>): void {
+  if (o.priorities !== 'none' && o.priorities !== 'bottom-level' && o.priorities !== 'starpu') {
+    throw new LocusError(
+      'LOCUS_OPTION_INVALID',
+      `--priorities must be none, bottom-level or starpu (got '${o.priorities}')`,
+    );
+  }
+  if (o.priorities === 'starpu' && o.workload !== 'cholesky') {
+    throw new LocusError(
+      'LOCUS_OPTION_CONFLICT',
+      `--priorities starpu applies to -w cholesky only (StarPU's cholesky_implicit priorities), not ${o.workload}`,
+    );
+  }
+}
+
+/**
  * Checks before a long run that the --trace file can be written at its end, so that it fails
  * now, not after it; the file itself appears only whole (see writeTraceFile).
  */
