@@ -3,9 +3,10 @@
  * announcing buffers, and replacing one that died. No scheduling here (DESIGN.md: pool logic
  * never mixed with thread I/O): the driver decides what each thread runs.
  */
-import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads';
 import { LocusError } from '../core/types.ts';
 import type { BufferMessage, ControlMessage, FailureMessage, KernelRef, WorkerReply } from './protocol.ts';
+import { startWorker } from './worker-flags.ts';
 
 /**
  * The module a worker thread starts from. Compiled (dist/exec/pool.js), it is the compiled
@@ -16,14 +17,6 @@ import type { BufferMessage, ControlMessage, FailureMessage, KernelRef, WorkerRe
 const ENTRY = import.meta.url.endsWith('.ts')
   ? new URL('./worker-entry.mjs', import.meta.url)
   : new URL('./worker.js', import.meta.url);
-
-/**
- * The Node flags the worker threads start with: the main thread's, minus --input-type, which
- * makes a thread started from a module file exit at once (`node --input-type=module -e ...`).
- */
-const WORKER_EXEC_ARGV = process.execArgv.filter(
-  (a, i, all) => !a.startsWith('--input-type') && all[i - 1] !== '--input-type',
-);
 
 /** One worker thread and the main thread's ends of its channels. */
 export class WorkerThread {
@@ -51,8 +44,8 @@ export class WorkerThread {
 
   private spawn(): { thread: Worker; port: MessagePort } {
     const channel = new MessageChannel();
-    const thread = new Worker(ENTRY, {
-      execArgv: WORKER_EXEC_ARGV,
+    // The main thread's Node flags, less those Node refuses for a worker (worker-flags.ts).
+    const thread = startWorker(ENTRY, {
       workerData: { port: channel.port2 },
       transferList: [channel.port2],
     });
