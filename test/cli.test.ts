@@ -311,18 +311,7 @@ describe('locus run --mode real', () => {
     const priorities = (extra: string[]) => {
       const trace = join(dir, `trace-${extra.length}.json`);
       const r = locus(
-        'run',
-        '--mode',
-        'real',
-        '-w',
-        'cholesky',
-        '--tiles',
-        '4',
-        '--tile-size',
-        '16',
-        '--cpus',
-        '2',
-        '--trace',
+        ...'run --mode real -w cholesky --tiles 4 --tile-size 16 --cpus 2 --trace'.split(' '),
         trace,
         ...extra,
       );
